@@ -1,0 +1,104 @@
+# nvmirage build. `make` builds build/nvmirage; `make test` runs every test;
+# `make demo` sets up a fresh Debian 12 machine and shows the mock GPUs.
+# Quiet unless V=1. Every output goes under build/.
+
+OUT      ?= build
+ARCH     ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+PKGS     := libbpf yaml-0.1 json-c
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -Wno-format-truncation \
+            -D_GNU_SOURCE -I$(OUT)/bpf -Ibpf -Iagent \
+            $(shell pkg-config --cflags $(PKGS))
+LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lelf -lz -lpthread
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.skel.h,$(BPF_SRCS))
+AGENT_SRCS := $(wildcard agent/*.c)
+AGENT_OBJS := $(patsubst agent/%.c,$(OUT)/agent/%.o,$(AGENT_SRCS))
+LIB_OBJS   := $(filter-out $(OUT)/agent/main.o,$(AGENT_OBJS))
+ASAN_OBJS  := $(patsubst $(OUT)/agent/%.o,$(OUT)/asan/%.o,$(LIB_OBJS))
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
+ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUT)/unit-asan/%,$(UNIT_SRCS))
+HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/helpers/*.c))
+
+.SECONDARY:
+.PHONY: all clean test unit ktest e2e bench demo helpers
+all: $(OUT)/nvmirage
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
+		-mcpu=v3 -Wall -Wno-unused-function -c $< -o $@
+
+$(OUT)/bpf/%.skel.h: $(OUT)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/agent/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/nvmirage: $(AGENT_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# Unit tests: cmocka, linked with the agent's objects, built twice: plain and
+# under AddressSanitizer + UndefinedBehaviorSanitizer.
+$(OUT)/asan/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS)
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -c $< -o $@
+
+$(OUT)/unit/%: tests/unit/%.c $(LIB_OBJS) tests/unit/unit.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+$(OUT)/unit-asan/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/unit.h
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Itests/unit $< $(ASAN_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+$(OUT)/helpers/%: tests/helpers/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -pthread $< -o $@
+
+helpers: $(HELPERS)
+
+unit: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage
+	$(Q)tests/run-unit.sh $(OUT)
+
+ktest: $(OUT)/nvmirage helpers
+	$(Q)tests/kernel/run.sh $(OUT)
+
+e2e: $(OUT)/nvmirage helpers
+	$(Q)tests/e2e/run.sh $(OUT)
+
+test: unit ktest e2e
+
+bench: $(OUT)/nvmirage helpers
+	$(Q)tests/bench/run.sh $(OUT)
+
+demo:
+	$(Q)./tests/demo.sh
+
+clean:
+	$(call msg,CLEAN,$(OUT))
+	$(Q)rm -rf $(OUT)

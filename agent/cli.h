@@ -1,0 +1,34 @@
+/* Subcommands and the options several of them share. */
+#ifndef NVM_CLI_H
+#define NVM_CLI_H
+
+#include <stdbool.h>
+
+#define NVM_DEFAULT_ROOT "/run/nvm"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Exit statuses: 0 success, 1 runtime failure, 2 bad input or usage. */
+enum { NVM_EXIT_OK = 0, NVM_EXIT_FAIL = 1, NVM_EXIT_USAGE = 2 };
+
+/* --profile/--gpus, parsed by cli_profile_opt(). */
+struct profile_opts {
+	const char *profile;
+	unsigned gpus;
+};
+
+/* Handles one shared option; returns 1 if it was one, 0 if not, -1 on bad value. */
+int cli_profile_opt(int opt, const char *arg, struct profile_opts *p);
+int cli_parse_uint(const char *opt, const char *arg, unsigned max, unsigned *out);
+
+int cmd_render(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+#endif

@@ -1,0 +1,227 @@
+/* Loading the BPF side: rodata knobs, rules, attach, the shared mappings.
+ * One lifecycle: open, configure, load, attach, serve, detach. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "engine_int.h"
+#include "log.h"
+#include "redirect.skel.h"
+
+/* Puts every rule and every shorter '/'-boundary prefix of it in the rules
+ * map, so the kernel side can stop at the first component no rule has. */
+static int load_rules(struct engine *e)
+{
+	int fd = bpf_map__fd(e->skel->maps.rules);
+
+	for (unsigned i = 0; i < e->rules.n; i++) {
+		const char *from = e->rules.r[i].from;
+		size_t len = strlen(from);
+
+		for (size_t j = 2; j <= len; j++) {
+			struct nvm_rule_key k = { 0 };
+			__u32 v = j == len ? i : NVM_RULE_PREFIX, old;
+
+			if (j < len && from[j] != '/')
+				continue;
+			k.len = (__u32)j;
+			memcpy(k.s, from, j);
+			/* A rule wins over a prefix marker of the same bytes. */
+			if (v == NVM_RULE_PREFIX && bpf_map_lookup_elem(fd, &k, &old) == 0)
+				continue;
+			if (bpf_map_update_elem(fd, &k, &v, BPF_ANY))
+				return nvm_err_r(-1, "rules map: %s", strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static int map_shared(struct engine *e)
+{
+	struct bpf_map *bell = e->skel->maps.bell;
+	size_t slots_len = (size_t)bpf_map__max_entries(e->skel->maps.slots) * sizeof(struct nvm_slot);
+	void *p;
+
+	e->page = (size_t)sysconf(_SC_PAGESIZE);
+	slots_len = (slots_len + e->page - 1) / e->page * e->page;
+	p = mmap(NULL, slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(e->skel->maps.slots), 0);
+	if (p == MAP_FAILED)
+		return nvm_err_r(-1, "mmap the request slots: %s", strerror(errno));
+	e->slots = p;
+	/* A ring buffer: consumer page (ours to write), then producer page. */
+	p = mmap(NULL, e->page, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(bell), 0);
+	if (p == MAP_FAILED)
+		return nvm_err_r(-1, "mmap the doorbell: %s", strerror(errno));
+	e->bell_consumer = p;
+	p = mmap(NULL, e->page, PROT_READ, MAP_SHARED, bpf_map__fd(bell), (off_t)e->page);
+	if (p == MAP_FAILED)
+		return nvm_err_r(-1, "mmap the doorbell: %s", strerror(errno));
+	e->bell_producer = p;
+	return 0;
+}
+
+static int on_note(void *ctx, void *data, size_t len)
+{
+	struct engine *e = ctx;
+	const struct nvm_note *n = data;
+	static const char *const kinds[] = { "share", "patch", "restore", "fork repair" };
+
+	(void)e;
+	if (len < sizeof(*n) || n->type != NVM_NOTE_MISS)
+		return 0;
+	nvm_warn("deadline passed: %s for pid %u (tgid %u) at 0x%llx; the syscall went on "
+		 "unredirected (slot was %s)", kinds[n->kind < 4 ? n->kind : 0], n->tid, n->tgid,
+		 (unsigned long long)n->addr,
+		 n->slot_state == NVM_SLOT_CLAIMED ? "claimed by the agent" : "not claimed");
+	return 0;
+}
+
+int engine_start(struct engine **out, const struct engine_opts *o)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	int ncpu = libbpf_num_possible_cpus(), err;
+
+	if (!e)
+		return nvm_err_r(-1, "out of memory");
+	e->opts = *o;
+	e->rules = *o->rules;
+	pthread_mutex_init(&e->lock, NULL);
+	e->mem = memio_new();
+	if (!e->mem)
+		goto fail;
+	if (ncpu <= 0 || ncpu > NVM_MAX_SLOTS) {
+		nvm_err("%d possible CPUs; this build handles 1 to %d", ncpu, NVM_MAX_SLOTS);
+		goto fail;
+	}
+	e->nslots = (unsigned)ncpu;
+	e->skel = redirect_bpf__open();
+	if (!e->skel) {
+		nvm_err("open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	e->skel->rodata->soft_deadline_ns = o->deadline_ns;
+	e->skel->rodata->hard_deadline_ns = 2 * o->deadline_ns;
+	e->skel->rodata->agent_tgid = (__u32)getpid();
+	e->skel->rodata->nr_slots = e->nslots;
+	err = redirect_bpf__load(e->skel);
+	if (err) {
+		nvm_err("the kernel refused the BPF programs: %s (run with -v for the "
+			"verifier log)", strerror(-err));
+		goto fail;
+	}
+	e->patches_fd = bpf_map__fd(e->skel->maps.patches);
+	e->bell_fd = bpf_map__fd(e->skel->maps.bell);
+	if (load_rules(e) || map_shared(e))
+		goto fail;
+	e->notes = ring_buffer__new(bpf_map__fd(e->skel->maps.notes), on_note, e, NULL);
+	if (!e->notes) {
+		nvm_err("notes ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	/* The service must answer before the first request can come. */
+	if (service_start(e))
+		goto fail;
+	err = redirect_bpf__attach(e->skel);
+	if (err) {
+		nvm_err("attach tp_btf/sys_enter, sys_exit, sched_process_fork: %s",
+			strerror(-err));
+		goto fail;
+	}
+	nvm_info("attached tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork; "
+		 "%u request slots; deadline %llu ms to claim, %llu ms to finish",
+		 e->nslots, (unsigned long long)(o->deadline_ns / 1000000),
+		 (unsigned long long)(2 * o->deadline_ns / 1000000));
+	*out = e;
+	return 0;
+fail:
+	engine_stop(e);
+	return -1;
+}
+
+int engine_add_target(struct engine *e, uint64_t id)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(e->skel->maps.targets), &id, &one, BPF_ANY))
+		return nvm_err_r(-1, "targets map: %s", strerror(errno));
+	__atomic_add_fetch(&e->skel->bss->targets_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int engine_remove_target(struct engine *e, uint64_t id)
+{
+	bpf_map_delete_elem(bpf_map__fd(e->skel->maps.targets), &id);
+	__atomic_add_fetch(&e->skel->bss->targets_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int engine_notes_fd(struct engine *e)
+{
+	return ring_buffer__epoll_fd(e->notes);
+}
+
+void engine_tick(struct engine *e)
+{
+	ring_buffer__consume(e->notes);
+	service_janitor(e, false);
+}
+
+void engine_stats(struct engine *e, struct nvm_kstats *k, struct nvm_astats *a)
+{
+	*k = e->skel->bss->kstats;
+	pthread_mutex_lock(&e->lock);
+	*a = e->astats;
+	pthread_mutex_unlock(&e->lock);
+}
+
+void engine_stats_line(struct engine *e, char *buf, unsigned len)
+{
+	struct nvm_kstats k;
+	struct nvm_astats a;
+
+	engine_stats(e, &k, &a);
+	snprintf(buf, len,
+		 "matched %llu, rewritten %llu, shared %llu, restored %llu, deadline misses %llu, "
+		 "read faults %llu, fork fixups %llu, busy %llu, agent errors %llu, late %llu",
+		 (unsigned long long)k.matched, (unsigned long long)k.rewritten,
+		 (unsigned long long)k.shared, (unsigned long long)k.restored,
+		 (unsigned long long)k.deadline_misses, (unsigned long long)k.read_faults,
+		 (unsigned long long)k.fork_fixups, (unsigned long long)k.slot_busy,
+		 (unsigned long long)a.errors, (unsigned long long)(a.late + a.late_restores));
+}
+
+void engine_stop(struct engine *e)
+{
+	if (!e)
+		return;
+	/* Detach first: no new waits can start, and waits already running end
+	 * at their deadline if the service is gone. Then stop the service. */
+	if (e->skel)
+		redirect_bpf__detach(e->skel);
+	if (e->threads) {
+		/* Let waits in flight be answered before the threads go. */
+		usleep(1000);
+		service_stop(e);
+	}
+	if (e->skel)
+		service_janitor(e, true);
+	if (e->notes)
+		ring_buffer__free(e->notes);
+	if (e->slots)
+		munmap(e->slots, ((size_t)NVM_MAX_SLOTS * sizeof(struct nvm_slot) + e->page - 1) /
+					 e->page * e->page);
+	if (e->bell_consumer)
+		munmap((void *)e->bell_consumer, e->page);
+	if (e->bell_producer)
+		munmap((void *)e->bell_producer, e->page);
+	redirect_bpf__destroy(e->skel);
+	memio_free(e->mem);
+	free(e);
+}

@@ -1,0 +1,47 @@
+/* The redirect engine: the BPF programs, their maps, and the patch service
+ * that answers their requests. */
+#ifndef NVM_ENGINE_H
+#define NVM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "redirect.h"
+#include "rules.h"
+
+struct engine_opts {
+	const struct nvm_rules *rules;
+	uint64_t deadline_ns;    /* the agent must claim a request by then */
+	unsigned linger_us;      /* a service thread keeps polling this long after work */
+};
+
+/* What the agent itself counts, beside the kernel side's nvm_kstats. */
+struct nvm_astats {
+	uint64_t requests;       /* requests claimed */
+	uint64_t patched;        /* paths rewritten */
+	uint64_t restored;       /* original bytes written back */
+	uint64_t nomatch;        /* unread paths that matched no rule */
+	uint64_t late;           /* answers after the kernel had given up (undone) */
+	uint64_t late_restores;  /* patches restored by the janitor */
+	uint64_t fork_repairs;   /* bytes repaired in fork children */
+	uint64_t errors;         /* memory not as expected, or I/O failures */
+};
+
+struct engine;
+
+/* Loads and attaches everything and starts the service threads. Returns 0 or
+ * -1 (reported, with what the kernel refused). */
+int engine_start(struct engine **out, const struct engine_opts *o);
+int engine_add_target(struct engine *e, uint64_t cgroup_id);
+int engine_remove_target(struct engine *e, uint64_t cgroup_id);
+/* Periodic work for the main thread: late restores, log notes. */
+void engine_tick(struct engine *e);
+/* An fd that becomes readable when the kernel side left notes. */
+int engine_notes_fd(struct engine *e);
+void engine_stats(struct engine *e, struct nvm_kstats *k, struct nvm_astats *a);
+/* Human-readable line of all counters. */
+void engine_stats_line(struct engine *e, char *buf, unsigned len);
+/* Stops the threads, detaches the programs, frees the maps. */
+void engine_stop(struct engine *e);
+
+#endif

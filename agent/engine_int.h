@@ -1,0 +1,55 @@
+/* Engine internals shared by engine.c (loading) and service.c (requests). */
+#ifndef NVM_ENGINE_INT_H
+#define NVM_ENGINE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "engine.h"
+#include "memio.h"
+#include "patchbook.h"
+
+struct redirect_bpf;
+struct ring_buffer;
+
+struct service_thread {
+	struct engine *e;
+	pthread_t thread;
+	int cpu;
+	int epfd;
+	bool started;
+};
+
+struct engine {
+	struct redirect_bpf *skel;
+	struct nvm_rules rules;
+	struct engine_opts opts;
+	unsigned nslots;
+	struct nvm_slot *slots;          /* the mmapped slots map */
+	__u64 *bell_consumer;            /* the doorbell ring's positions */
+	const __u64 *bell_producer;
+	size_t page;
+	struct ring_buffer *notes;
+	int patches_fd;
+	int bell_fd;
+
+	pthread_mutex_t lock;            /* book, memio, astats */
+	struct patchbook book;
+	struct memio *mem;
+	struct nvm_astats astats;
+	uint64_t misses_logged;
+
+	atomic_bool stop;
+	atomic_int poller;               /* a thread is lingering */
+	unsigned nthreads;
+	struct service_thread *threads;
+};
+
+int service_start(struct engine *e);
+void service_stop(struct engine *e);
+/* Restores patches the kernel side gave up waiting for (all of them, when
+ * the programs are detached). Caller: the main thread. */
+void service_janitor(struct engine *e, bool all);
+uint64_t now_ns(void);
+
+#endif

@@ -1,0 +1,24 @@
+/* Small file-system helpers that report their own errors. */
+#ifndef NVM_FSUTIL_H
+#define NVM_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Writes len bytes to dir/name (created, mode), all or nothing reported. */
+int fs_write(const char *dir, const char *name, const void *data, size_t len,
+	     mode_t mode);
+/* Like fs_write for a printf-formatted text. */
+int fs_printf(const char *dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* mkdir -p, mode 0755. */
+int fs_mkdirs(const char *path);
+int fs_symlink(const char *target, const char *dir, const char *name);
+/* rm -rf; refuses "/" and relative paths. */
+int fs_remove_tree(const char *path);
+bool fs_is_dir(const char *path);
+/* Reads a whole small file into buf (NUL-terminated); returns its length or -errno. */
+ssize_t fs_read(const char *path, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,86 @@
+#include "memio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CACHE_SIZE 64
+
+struct entry {
+	uint32_t tgid;
+	uint64_t mm;
+	int fd;
+	uint64_t used; /* for least-recently-used eviction */
+};
+
+struct memio {
+	struct entry e[CACHE_SIZE];
+	uint64_t clock;
+};
+
+struct memio *memio_new(void)
+{
+	struct memio *m = calloc(1, sizeof(*m));
+
+	if (m)
+		for (int i = 0; i < CACHE_SIZE; i++)
+			m->e[i].fd = -1;
+	return m;
+}
+
+void memio_free(struct memio *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < CACHE_SIZE; i++)
+		if (m->e[i].fd >= 0)
+			close(m->e[i].fd);
+	free(m);
+}
+
+int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm)
+{
+	struct entry *victim = &m->e[0];
+	char path[64];
+	int fd;
+
+	for (int i = 0; i < CACHE_SIZE; i++) {
+		struct entry *e = &m->e[i];
+
+		if (e->fd >= 0 && e->tgid == tgid && e->mm == mm) {
+			e->used = ++m->clock;
+			return e->fd;
+		}
+		if (e->fd < 0 || e->used < victim->used)
+			victim = e;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/mem", tgid, tid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (victim->fd >= 0)
+		close(victim->fd);
+	*victim = (struct entry){ .tgid = tgid, .mm = mm, .fd = fd, .used = ++m->clock };
+	return fd;
+}
+
+int memio_read(int fd, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)addr);
+
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+int memio_swap(int fd, uint64_t addr, const void *expect, const void *want, size_t len)
+{
+	unsigned char now[256];
+
+	if (len > sizeof(now) || memio_read(fd, addr, now, len))
+		return -1;
+	if (memcmp(now, expect, len))
+		return 1;
+	return pwrite(fd, want, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
+}

@@ -1,0 +1,26 @@
+/* Reading and writing other processes' memory through /proc/<pid>/mem.
+ * An open mem file pins its address space (the kernel holds the mm), so
+ * (tgid, mm) names one process image for as long as the file is cached: a
+ * pid that exec'd has a new mm and gets a new file. */
+#ifndef NVM_MEMIO_H
+#define NVM_MEMIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct memio;
+
+struct memio *memio_new(void);
+void memio_free(struct memio *m);
+
+/* The mem file of the image (tgid, mm), opened through task tid (which must
+ * be that image's, e.g. parked in a syscall). Returns an fd or -errno. */
+int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm);
+
+/* Exactly len bytes or -1. */
+int memio_read(int fd, uint64_t addr, void *buf, size_t len);
+/* Writes want at addr only if the len bytes there still equal expect.
+ * Returns 0, 1 if they did not match (nothing written), or -1. */
+int memio_swap(int fd, uint64_t addr, const void *expect, const void *want, size_t len);
+
+#endif

@@ -1,0 +1,34 @@
+/* Kernel feature probing: what loads, what attaches, and the strategy. */
+#ifndef NVM_PROBE_H
+#define NVM_PROBE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+struct probe_item {
+	bool ok;
+	int err;          /* -errno of the load or attach that failed */
+	char why[200];
+};
+
+struct probe_result {
+	char kernel[128], arch[32];
+	bool btf;
+	char lockdown[32];    /* none, integrity, confidentiality, or unknown */
+	char lsms[256];
+	bool bpf_lsm_active;
+	struct probe_item tp_btf, fentry, lsm, write_user;
+	char strategy[32];
+	char strategy_why[256];
+};
+
+/* Returns 0, or -1 if there is nothing to probe with (not root, no BTF). */
+int probe_kernel(struct probe_result *p);
+void probe_print(const struct probe_result *p, FILE *f);
+json_object *probe_to_json(const struct probe_result *p);
+
+/* While set, libbpf's messages are dropped (probes fail on purpose). */
+extern bool nvm_libbpf_quiet;
+
+#endif

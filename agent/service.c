@@ -1,0 +1,329 @@
+/* The patch service: threads that answer the kernel side's requests by
+ * rewriting and restoring path bytes through /proc/<pid>/mem.
+ *
+ * Why one thread per CPU, each pinned and real-time: a task waiting for an
+ * answer holds its CPU with preemption off, so the thread that answers must
+ * run on another CPU, and run there at once. With a thread on every CPU,
+ * whichever CPU is not waiting has one, and SCHED_FIFO lets it preempt the
+ * ordinary task running there. After work a thread keeps polling for
+ * linger_us (one thread at a time), which keeps one CPU serving during bursts;
+ * idle, every thread sleeps in epoll on the doorbell ring. */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "engine_int.h"
+#include "log.h"
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool cas(__u64 *p, __u64 old, __u64 new)
+{
+	return __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_SEQ_CST);
+}
+
+static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
+{
+	char cur[NVM_PATH_READ + 1], repl[NVM_PATH_READ];
+	unsigned span = s->span;
+	bool exact = s->flags & NVM_REQ_EXACT;
+	int rule = (int)s->rule;
+	struct patch_rec *rec;
+
+	if (s->flags & NVM_REQ_UNREAD) {
+		/* Read what the kernel could not, a byte at a time near the end
+		 * of the mapping, and match it here. */
+		size_t n = 0;
+
+		while (n < NVM_PATH_READ && memio_read(fd, s->addr + n, cur + n, 1) == 0 &&
+		       cur[n])
+			n++;
+		cur[n] = '\0';
+		rule = rules_match(&e->rules, cur, &span, &exact);
+		if (rule < 0) {
+			e->astats.nomatch++;
+			return NVM_RES_NOMATCH;
+		}
+	} else {
+		if (span == 0 || span >= NVM_PATH_READ || s->rule >= e->rules.n)
+			return NVM_RES_FAILED;
+		/* The bytes must still be what the kernel matched, up to and
+		 * including the boundary after the prefix. */
+		if (memio_read(fd, s->addr, cur, span + 1) || memcmp(cur, s->path, span + 1))
+			return NVM_RES_FAILED;
+	}
+	if (rules_replacement(&e->rules.r[rule], span, exact, repl))
+		return NVM_RES_FAILED;
+	rec = book_add(&e->book, s->mm, s->addr);
+	if (!rec)
+		return NVM_RES_FAILED;
+	rec->tgid = s->tgid, rec->tid = s->tid, rec->span = span;
+	memcpy(rec->orig, cur, span);
+	memcpy(rec->repl, repl, span);
+	rec->when_ns = now_ns();
+	if (memio_swap(fd, s->addr, rec->orig, rec->repl, span)) {
+		book_retire(rec, 0);
+		return NVM_RES_FAILED;
+	}
+	e->astats.patched++;
+	nvm_debug("patched pid %u %.*s -> %.*s", s->tid, (int)span, rec->orig, (int)span,
+		  rec->repl);
+	return NVM_RES_OK;
+}
+
+/* Writes the original bytes back if the replacement is still there. */
+static int restore_rec(struct engine *e, struct patch_rec *rec, int fd)
+{
+	int r = memio_swap(fd, rec->addr, rec->repl, rec->orig, rec->span);
+
+	book_retire(rec, now_ns());
+	if (r) {
+		e->astats.errors++;
+		nvm_warn("restore in pid %u at 0x%llx: %s", rec->tgid,
+			 (unsigned long long)rec->addr,
+			 r > 0 ? "memory no longer holds the patch; left as is" : strerror(errno));
+		return NVM_RES_FAILED;
+	}
+	e->astats.restored++;
+	return NVM_RES_OK;
+}
+
+static int handle_restore(struct engine *e, const struct nvm_slot *s, int fd)
+{
+	struct patch_rec *rec = book_find(&e->book, s->mm, s->addr);
+
+	if (!rec || !rec->live)
+		return NVM_RES_FAILED;
+	return restore_rec(e, rec, fd);
+}
+
+/* A fork child copied its parent's memory while patches were (or had just
+ * been) in place: wherever the child still holds a replacement, put the
+ * original back. */
+static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
+{
+	char cur[NVM_PATH_READ];
+
+	for (unsigned i = 0; i < e->book.n; i++) {
+		struct patch_rec *rec = &e->book.r[i];
+
+		if (rec->mm != s->parent_mm)
+			continue;
+		if (memio_read(fd, rec->addr, cur, rec->span) ||
+		    memcmp(cur, rec->repl, rec->span))
+			continue;
+		if (memio_swap(fd, rec->addr, rec->repl, rec->orig, rec->span) == 0)
+			e->astats.fork_repairs++;
+	}
+	return NVM_RES_OK;
+}
+
+/* Takes back a write the kernel side stopped waiting for. */
+static void undo_late(struct engine *e, const struct nvm_slot *s, int fd)
+{
+	struct patch_rec *rec = book_find(&e->book, s->mm, s->addr);
+	struct nvm_patch_key key = { .mm = s->mm, .addr = s->addr };
+
+	e->astats.late++;
+	if (s->kind == NVM_REQ_PATCH && rec && rec->live)
+		restore_rec(e, rec, fd);
+	if (s->kind == NVM_REQ_RESTORE)
+		bpf_map_delete_elem(e->patches_fd, &key);
+}
+
+/* Claims and answers the request in slot i if it is waiting. */
+static bool serve_slot(struct engine *e, unsigned i)
+{
+	struct nvm_slot *s = &e->slots[i];
+	uint64_t word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+	uint64_t seq = NVM_SLOT_SEQ(word);
+	struct nvm_slot req;
+	int fd, res;
+
+	if (NVM_SLOT_STATE(word) != NVM_SLOT_WAITING)
+		return false;
+	if (!cas(&s->word, word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED)))
+		return false;
+	req = *s; /* stable: the kernel side only reads the slot now */
+
+	pthread_mutex_lock(&e->lock);
+	e->astats.requests++;
+	fd = memio_fd(e->mem, req.tgid, req.tid, req.mm);
+	if (fd < 0) {
+		res = NVM_RES_FAILED;
+	} else {
+		switch (req.kind) {
+		case NVM_REQ_PATCH: res = handle_patch(e, &req, fd); break;
+		case NVM_REQ_RESTORE: res = handle_restore(e, &req, fd); break;
+		case NVM_REQ_FORKFIX: res = handle_forkfix(e, &req, fd); break;
+		default: res = NVM_RES_FAILED;
+		}
+	}
+	if (res == NVM_RES_FAILED)
+		e->astats.errors++;
+	s->result = res;
+	if (!cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED), NVM_SLOT_WORD(seq, NVM_SLOT_DONE)) &&
+	    fd >= 0 && res == NVM_RES_OK)
+		undo_late(e, &req, fd);
+	pthread_mutex_unlock(&e->lock);
+	return true;
+}
+
+static bool serve_all(struct engine *e)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < e->nslots; i++)
+		any |= serve_slot(e, i);
+	return any;
+}
+
+/* Doorbell records carry nothing: mark them all consumed. */
+static void drain_bell(struct engine *e)
+{
+	uint64_t prod = __atomic_load_n(e->bell_producer, __ATOMIC_ACQUIRE);
+
+	if (*e->bell_consumer < prod)
+		__atomic_store_n(e->bell_consumer, prod, __ATOMIC_RELEASE);
+}
+
+static void linger(struct engine *e)
+{
+	int idle = 0;
+	uint64_t until = now_ns() + (uint64_t)e->opts.linger_us * 1000;
+
+	if (atomic_exchange(&e->poller, 1))
+		return;
+	while (!atomic_load(&e->stop)) {
+		if (serve_all(e)) {
+			until = now_ns() + (uint64_t)e->opts.linger_us * 1000;
+			drain_bell(e);
+		} else if (++idle % 64 == 0 && now_ns() > until) {
+			break;
+		}
+	}
+	atomic_store(&e->poller, 0);
+}
+
+static void *service_main(void *arg)
+{
+	struct service_thread *t = arg;
+	struct engine *e = t->e;
+	struct epoll_event ev;
+
+	while (!atomic_load(&e->stop)) {
+		int n = epoll_wait(t->epfd, &ev, 1, 200);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		drain_bell(e);
+		if (serve_all(e) && e->opts.linger_us)
+			linger(e);
+	}
+	return NULL;
+}
+
+int service_start(struct engine *e)
+{
+	cpu_set_t online;
+	unsigned n = 0;
+	bool rt_ok = true;
+
+	sched_getaffinity(0, sizeof(online), &online);
+	e->threads = calloc((size_t)CPU_COUNT(&online), sizeof(*e->threads));
+	if (!e->threads)
+		return nvm_err_r(-1, "out of memory");
+	for (int cpu = 0; cpu < CPU_SETSIZE && n < (unsigned)CPU_COUNT(&online); cpu++) {
+		struct service_thread *t = &e->threads[n];
+		struct epoll_event ev = { .events = EPOLLIN };
+		struct sched_param sp = { .sched_priority = 50 };
+		pthread_attr_t attr;
+		cpu_set_t one;
+
+		if (!CPU_ISSET(cpu, &online))
+			continue;
+		t->e = e;
+		t->cpu = cpu;
+		t->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (t->epfd < 0 ||
+		    epoll_ctl(t->epfd, EPOLL_CTL_ADD, e->bell_fd, &ev))
+			return nvm_err_r(-1, "epoll on the doorbell: %s", strerror(errno));
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+		if (pthread_create(&t->thread, &attr, service_main, t)) {
+			pthread_attr_destroy(&attr);
+			return nvm_err_r(-1, "cannot start a service thread: %s", strerror(errno));
+		}
+		pthread_attr_destroy(&attr);
+		t->started = true;
+		if (pthread_setschedparam(t->thread, SCHED_FIFO, &sp))
+			rt_ok = false;
+		n++;
+	}
+	e->nthreads = n;
+	if (rt_ok)
+		nvm_info("patch service: %u threads, one pinned to each CPU, SCHED_FIFO 50, "
+			 "polling %u us after work", n, e->opts.linger_us);
+	else
+		nvm_warn("patch service: %u threads pinned per CPU, but SCHED_FIFO was refused "
+			 "(needs CAP_SYS_NICE): answers may wait for a time slice", n);
+	return 0;
+}
+
+void service_stop(struct engine *e)
+{
+	atomic_store(&e->stop, true);
+	for (unsigned i = 0; i < e->nthreads; i++) {
+		if (e->threads[i].started)
+			pthread_join(e->threads[i].thread, NULL);
+		if (e->threads[i].epfd >= 0)
+			close(e->threads[i].epfd);
+	}
+	free(e->threads);
+	e->threads = NULL;
+	e->nthreads = 0;
+}
+
+void service_janitor(struct engine *e, bool all)
+{
+	uint64_t now = now_ns(), stale = 2 * 2 * e->opts.deadline_ns;
+
+	pthread_mutex_lock(&e->lock);
+	for (unsigned i = 0; i < e->book.n; i++) {
+		struct patch_rec *rec = &e->book.r[i];
+		struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
+		struct nvm_patch p;
+		int fd;
+
+		if (!rec->live || (!all && now - rec->when_ns < stale))
+			continue;
+		/* Still in use by a task inside a syscall: leave it. */
+		if (!all && bpf_map_lookup_elem(e->patches_fd, &key, &p) == 0 &&
+		    NVM_PATCH_STATE(p.word) == NVM_PATCH_APPLIED)
+			continue;
+		fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
+		if (fd >= 0 && restore_rec(e, rec, fd) == NVM_RES_OK)
+			e->astats.late_restores++;
+		else
+			book_retire(rec, now); /* the process is gone */
+		bpf_map_delete_elem(e->patches_fd, &key);
+	}
+	book_expire(&e->book, now, 2 * NVM_RECENT_NS);
+	pthread_mutex_unlock(&e->lock);
+}

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kernel side of the assisted in-place rewrite.
+ *
+ * sys_enter: a task in a target cgroup passes a path that starts with a rule's
+ * prefix -> post a request in this CPU's slot, ring the doorbell, and wait
+ * (bounded) while the agent rewrites the bytes through /proc/<pid>/mem; the
+ * kernel then copies the rewritten path. sys_exit: the last task relying on
+ * that patch waits while the agent puts the original bytes back.
+ * sched_process_fork: a child copied from a patched address space gets its
+ * copy repaired before it returns to user space.
+ *
+ * Everything a non-target task pays is the syscall-number switch and one
+ * cached cgroup verdict lookup for path syscalls. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "redirect.h"
+#include "syscalls.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the agent before load. */
+const volatile __u64 soft_deadline_ns = 50ULL * 1000 * 1000; /* agent must claim by then */
+const volatile __u64 hard_deadline_ns = 100ULL * 1000 * 1000; /* and finish by then */
+const volatile __u32 agent_tgid = 0; /* never hold the agent's own threads */
+const volatile __u32 nr_slots = 1;
+
+/* Bumped by the agent whenever the target set changes. */
+volatile __u64 targets_gen;
+/* Patches in use and fork children to repair: when both are 0, sys_exit
+ * returns at once. */
+volatile __s64 nr_inflight;
+volatile __s64 nr_fixups;
+struct nvm_kstats kstats;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct nvm_verdict);
+} verdicts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct nvm_rule_key);
+	__type(value, __u32);
+} rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, NVM_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct nvm_slot);
+} slots SEC(".maps");
+
+/* Doorbell: a record here wakes the agent's service threads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16384);
+} bell SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 65536);
+} notes SEC(".maps");
+
+struct scratch {
+	char path[128]; /* NVM_PATH_READ used; the rest lets indexes be masked */
+	struct nvm_rule_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192);
+	__type(key, struct nvm_patch_key);
+	__type(value, struct nvm_patch);
+} patches SEC(".maps");
+
+/* tid -> the patch its current syscall relies on */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct nvm_patch_key);
+} inflight SEC(".maps");
+
+/* address space -> last time a patch came or went in it */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, __u64);
+} mm_recent SEC(".maps");
+
+/* fork child tid -> parent's address space */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} fixups SEC(".maps");
+
+#define count(field) __sync_fetch_and_add(&kstats.field, 1)
+
+static __always_inline bool is_target(void)
+{
+	__u64 cg = bpf_get_current_cgroup_id();
+	__u64 gen = targets_gen;
+	struct nvm_verdict *v = bpf_map_lookup_elem(&verdicts, &cg);
+	struct nvm_verdict nv = { .gen = gen };
+
+	if (v && v->gen == gen)
+		return v->target;
+	/* A task is a target when its cgroup or any ancestor is one, so job
+	 * cgroups created below a pod later are covered. */
+	for (int level = 0; level < NVM_MAX_LEVELS; level++) {
+		__u64 id = bpf_get_current_ancestor_cgroup_id(level);
+
+		if (!id)
+			break;
+		if (bpf_map_lookup_elem(&targets, &id)) {
+			nv.target = 1;
+			break;
+		}
+	}
+	bpf_map_update_elem(&verdicts, &cg, &nv, BPF_ANY);
+	return nv.target;
+}
+
+static __always_inline void note_miss(__u32 kind, __u64 addr, __u32 state)
+{
+	struct nvm_note *n = bpf_ringbuf_reserve(&notes, sizeof(*n), 0);
+	__u64 id = bpf_get_current_pid_tgid();
+
+	count(deadline_misses);
+	if (!n)
+		return;
+	n->type = NVM_NOTE_MISS;
+	n->kind = kind;
+	n->tid = (__u32)id;
+	n->tgid = id >> 32;
+	n->addr = addr;
+	n->slot_state = state;
+	n->pad = 0;
+	bpf_ringbuf_submit(n, 0);
+}
+
+enum wait_outcome { W_PENDING, W_DONE, W_TIMEOUT, W_LOST };
+
+struct wait_ctx {
+	struct nvm_slot *slot;
+	__u64 seq;
+	__u64 soft, hard;
+	__u32 last_state;
+	int outcome;
+};
+
+/* One step of the bounded wait on a slot. Returns 1 to stop. */
+static long wait_step(__u64 i, void *data)
+{
+	struct wait_ctx *w = data;
+	__u64 word = *(volatile __u64 *)&w->slot->word;
+	__u64 now;
+
+	w->last_state = NVM_SLOT_STATE(word);
+	if (NVM_SLOT_SEQ(word) != w->seq) {
+		w->outcome = W_LOST;
+		return 1;
+	}
+	switch (NVM_SLOT_STATE(word)) {
+	case NVM_SLOT_DONE:
+		w->outcome = W_DONE;
+		return 1;
+	case NVM_SLOT_WAITING:
+		now = bpf_ktime_get_ns();
+		if (now > w->soft &&
+		    __sync_val_compare_and_swap(&w->slot->word, word,
+						NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE)) == word) {
+			w->outcome = W_TIMEOUT;
+			return 1;
+		}
+		return 0;
+	case NVM_SLOT_CLAIMED:
+		now = bpf_ktime_get_ns();
+		if (now > w->hard &&
+		    __sync_val_compare_and_swap(&w->slot->word, word,
+						NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE)) == word) {
+			w->outcome = W_TIMEOUT;
+			return 1;
+		}
+		return 0;
+	}
+	w->outcome = W_LOST;
+	return 1;
+}
+
+/* Posts a request in this CPU's slot and waits for the agent's answer.
+ * Returns an nvm_result, or -1 when it could not be asked or did not answer
+ * in time (counted and noted). */
+struct nvm_ask {
+	__u32 kind, flags, rule, span;
+	__u64 mm, addr, parent_mm;
+};
+
+static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct wait_ctx w = {};
+	struct nvm_slot *s;
+	__u64 word, id = bpf_get_current_pid_tgid(), now;
+
+	if (cpu >= nr_slots)
+		goto busy;
+	s = bpf_map_lookup_elem(&slots, &cpu);
+	if (!s)
+		goto busy;
+	word = *(volatile __u64 *)&s->word;
+	if (NVM_SLOT_STATE(word) != NVM_SLOT_FREE)
+		goto busy;
+	s->kind = rq->kind;
+	s->flags = rq->flags;
+	s->tid = (__u32)id;
+	s->tgid = id >> 32;
+	s->rule = rq->rule;
+	s->span = rq->span;
+	s->mm = rq->mm;
+	s->addr = rq->addr;
+	s->parent_mm = rq->parent_mm;
+	s->result = -1;
+	if (path)
+		__builtin_memcpy(s->path, path, NVM_PATH_READ);
+	else
+		s->path[0] = '\0';
+	w.seq = NVM_SLOT_SEQ(word);
+	/* The fields are written before the state says WAITING: the CAS is
+	 * a full barrier. */
+	if (__sync_val_compare_and_swap(&s->word, word,
+					NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING)) != word)
+		goto busy;
+	if (bpf_ringbuf_output(&bell, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP)) {
+		word = NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING);
+		if (__sync_val_compare_and_swap(&s->word, word,
+						NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE)) == word)
+			goto busy;
+	}
+	now = bpf_ktime_get_ns();
+	w.slot = s;
+	w.soft = now + soft_deadline_ns;
+	w.hard = now + hard_deadline_ns;
+	w.outcome = W_PENDING;
+	bpf_loop(1 << 23, wait_step, &w, 0);
+	if (w.outcome == W_DONE) {
+		int res = s->result;
+
+		__sync_val_compare_and_swap(&s->word, NVM_SLOT_WORD(w.seq, NVM_SLOT_DONE),
+					    NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE));
+		return res;
+	}
+	if (w.outcome == W_PENDING) {
+		/* bpf_loop ran out of iterations before the clock did. */
+		word = *(volatile __u64 *)&s->word;
+		__sync_val_compare_and_swap(&s->word, word,
+					    NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE));
+	}
+	note_miss(rq->kind, rq->addr, w.last_state);
+	return -1;
+busy:
+	count(slot_busy);
+	return -1;
+}
+
+/* Finds the rule whose prefix the path starts with, at a '/' boundary, with
+ * repeated '/' folded. The rules map also holds every shorter prefix of a
+ * rule (value NVM_RULE_PREFIX), so a path leaves at its first component that
+ * no rule has: most paths cost one lookup. One character per bpf_loop step,
+ * so the verifier checks the step once, not every path through 72 of them. */
+struct match_ctx {
+	struct scratch *sc;
+	__u32 klen;
+	__u32 rule;
+	__u32 span;
+	int state; /* 0 scanning, 1 matched, 2 exact checked, -1 no match */
+};
+
+static long match_step(__u64 i, void *data)
+{
+	struct match_ctx *m = data;
+	struct nvm_rule_key *k = &m->sc->key;
+	__u32 j = (__u32)i, klen = m->klen;
+	char c;
+
+	if (j >= NVM_PATH_READ)
+		return 1;
+	c = m->sc->path[j & 127];
+	if (m->state == 1) {
+		/* After the prefix: only '/' up to the end means "exact". */
+		if (c == '\0') {
+			m->state = 2;
+			return 1;
+		}
+		if (c != '/')
+			return 1;
+		return 0;
+	}
+	if ((c == '/' || c == '\0') && klen > 1) {
+		__u32 *r;
+
+		k->len = klen;
+		r = bpf_map_lookup_elem(&rules, k);
+		if (!r) {
+			m->state = -1;
+			return 1;
+		}
+		if (*r != NVM_RULE_PREFIX) {
+			m->rule = *r;
+			m->span = j;
+			m->state = 1;
+			if (c == '\0') {
+				m->state = 2;
+				return 1;
+			}
+			return 0;
+		}
+	}
+	if (c == '\0' || klen >= NVM_FROM_MAX - 1) {
+		m->state = -1;
+		return 1;
+	}
+	if (c == '/' && klen && k->s[(klen - 1) & (NVM_FROM_MAX - 1)] == '/')
+		return 0;
+	k->s[klen & (NVM_FROM_MAX - 1)] = c;
+	m->klen = klen + 1;
+	return 0;
+}
+
+static __always_inline bool match_rule(struct scratch *sc, __u32 *rule,
+				       __u32 *span, __u32 *flags)
+{
+	struct match_ctx m = { .sc = sc };
+
+	if (sc->path[0] != '/')
+		return false;
+	__builtin_memset(&sc->key, 0, sizeof(sc->key));
+	bpf_loop(NVM_PATH_READ, match_step, &m, 0);
+	if (m.state <= 0)
+		return false;
+	*rule = m.rule;
+	*span = m.span;
+	*flags = m.state == 2 ? NVM_REQ_EXACT : 0;
+	return true;
+}
+
+static __always_inline void touch_mm(__u64 mm)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&mm_recent, &mm, &now, BPF_ANY);
+}
+
+static __always_inline void track(struct nvm_patch_key *key)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!bpf_map_update_elem(&inflight, &tid, key, BPF_ANY))
+		__sync_fetch_and_add(&nr_inflight, 1);
+}
+
+enum join_outcome { J_WAITING, J_JOINED, J_GONE, J_TIMEOUT };
+
+struct join_ctx {
+	struct nvm_patch_key key;
+	__u64 deadline;
+	int outcome;
+};
+
+/* One step of waiting to share a patch another thread of this address space
+ * has asked for or has in place. */
+static long join_step(__u64 i, void *data)
+{
+	struct join_ctx *j = data;
+	struct nvm_patch *p = bpf_map_lookup_elem(&patches, &j->key);
+	__u64 word;
+
+	if (!p) {
+		j->outcome = J_GONE;
+		return 1;
+	}
+	word = *(volatile __u64 *)&p->word;
+	if (NVM_PATCH_STATE(word) == NVM_PATCH_APPLIED && NVM_PATCH_USERS(word) > 0) {
+		if (__sync_val_compare_and_swap(&p->word, word, word + 1) == word) {
+			j->outcome = J_JOINED;
+			return 1;
+		}
+		return 0;
+	}
+	if (bpf_ktime_get_ns() > j->deadline) {
+		j->outcome = J_TIMEOUT;
+		return 1;
+	}
+	return 0;
+}
+
+static __noinline void enter_path(__u64 mm, __u64 addr)
+{
+	struct nvm_patch_key key = { .mm = mm, .addr = addr };
+	__u32 zero = 0;
+
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct nvm_patch np = {}, *p;
+		__u32 rule = 0, span = 0, flags = 0;
+		struct scratch *sc;
+		int res;
+
+		if (bpf_map_lookup_elem(&patches, &key)) {
+			struct join_ctx j = { .key = key, .outcome = J_WAITING,
+					      .deadline = bpf_ktime_get_ns() + hard_deadline_ns };
+
+			bpf_loop(1 << 23, join_step, &j, 0);
+			if (j.outcome == J_JOINED) {
+				count(shared);
+				track(&key);
+				return;
+			}
+			if (j.outcome == J_GONE)
+				continue;
+			note_miss(0, addr, 0);
+			return;
+		}
+		sc = bpf_map_lookup_elem(&scratch, &zero);
+		if (!sc)
+			return;
+		if (bpf_probe_read_user_str(sc->path, NVM_PATH_READ, (void *)addr) < 0) {
+			/* Not mapped in yet (a fresh fork): the agent reads it. */
+			flags = NVM_REQ_UNREAD;
+			count(read_faults);
+		} else if (!match_rule(sc, &rule, &span, &flags)) {
+			return;
+		} else {
+			count(matched);
+		}
+		np.word = NVM_PATCH_WORD(NVM_PATCH_PENDING, 1);
+		np.since = bpf_ktime_get_ns();
+		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST))
+			continue; /* another thread just asked for it: share */
+		touch_mm(mm);
+		struct nvm_ask rq = { .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
+				      .span = span, .mm = mm, .addr = addr };
+
+		res = ask_agent(&rq, sc->path);
+		p = bpf_map_lookup_elem(&patches, &key);
+		if (res == NVM_RES_OK && p) {
+			__sync_val_compare_and_swap(&p->word,
+						    NVM_PATCH_WORD(NVM_PATCH_PENDING, 1),
+						    NVM_PATCH_WORD(NVM_PATCH_APPLIED, 1));
+			if (flags & NVM_REQ_UNREAD)
+				count(matched);
+			count(rewritten);
+			track(&key);
+			return;
+		}
+		/* No match, failure or no answer: nothing is in place (after a
+		 * late write the agent undoes it itself). */
+		bpf_map_delete_elem(&patches, &key);
+		return;
+	}
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(nvm_sys_enter, struct pt_regs *regs, long id)
+{
+	int arg = nvm_path_arg(id);
+	__u64 addr;
+	struct task_struct *task;
+
+	if (arg < 0)
+		return 0;
+	if ((bpf_get_current_pid_tgid() >> 32) == agent_tgid)
+		return 0;
+	if (!is_target())
+		return 0;
+	addr = arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+	if (!addr)
+		return 0;
+	task = bpf_get_current_task_btf();
+	enter_path((__u64)task->mm, addr);
+	return 0;
+}
+
+/* The last user of a patch puts the original bytes back. */
+static __noinline void release(struct nvm_patch_key *key)
+{
+	for (int i = 0; i < 16; i++) {
+		struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
+		__u64 word;
+
+		if (!p)
+			return;
+		word = *(volatile __u64 *)&p->word;
+		if (NVM_PATCH_STATE(word) != NVM_PATCH_APPLIED || !NVM_PATCH_USERS(word))
+			return;
+		if (NVM_PATCH_USERS(word) > 1) {
+			if (__sync_val_compare_and_swap(&p->word, word, word - 1) == word)
+				return;
+			continue;
+		}
+		if (__sync_val_compare_and_swap(&p->word, word,
+						NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0)) != word)
+			continue;
+		struct nvm_ask rq = { .kind = NVM_REQ_RESTORE, .mm = key->mm,
+				      .addr = key->addr };
+
+		if (ask_agent(&rq, 0) == NVM_RES_OK) {
+			bpf_map_delete_elem(&patches, key);
+			touch_mm(key->mm);
+			count(restored);
+		}
+		/* else the entry stays RESTORING: the agent restores it late
+		 * and removes it. */
+		return;
+	}
+}
+
+static __noinline void fix_fork_child(__u32 tid)
+{
+	__u64 *pmm = bpf_map_lookup_elem(&fixups, &tid);
+	struct task_struct *task;
+	__u64 parent_mm;
+
+	if (!pmm)
+		return;
+	parent_mm = *pmm;
+	bpf_map_delete_elem(&fixups, &tid);
+	__sync_fetch_and_add(&nr_fixups, -1);
+	task = bpf_get_current_task_btf();
+	struct nvm_ask rq = { .kind = NVM_REQ_FORKFIX, .mm = (__u64)task->mm,
+			      .parent_mm = parent_mm };
+
+	if (ask_agent(&rq, 0) == NVM_RES_OK)
+		count(fork_fixups);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(nvm_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct nvm_patch_key *k, key;
+	__u32 tid;
+	long id;
+
+	if (!nr_inflight && !nr_fixups)
+		return 0;
+	id = nvm_syscall_nr(regs);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	if (nvm_is_fork(id)) {
+		/* A fork child's first return to user space. */
+		if (nr_fixups)
+			fix_fork_child(tid);
+		return 0;
+	}
+	if (nvm_path_arg(id) < 0)
+		return 0;
+	k = bpf_map_lookup_elem(&inflight, &tid);
+	if (!k)
+		return 0;
+	key = *k;
+	bpf_map_delete_elem(&inflight, &tid);
+	__sync_fetch_and_add(&nr_inflight, -1);
+	release(&key);
+	return 0;
+}
+
+/* A child that does not share its parent's memory gets a copy of any patch
+ * in place there; mark it for repair at its first return to user space. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u64 pmm = (__u64)parent->mm, *last;
+	__u32 ctid;
+
+	if (!child->mm || (__u64)child->mm == pmm)
+		return 0;
+	last = bpf_map_lookup_elem(&mm_recent, &pmm);
+	if (!last || bpf_ktime_get_ns() - *last > NVM_RECENT_NS)
+		return 0;
+	ctid = child->pid;
+	if (!bpf_map_update_elem(&fixups, &ctid, &pmm, BPF_ANY))
+		__sync_fetch_and_add(&nr_fixups, 1);
+	return 0;
+}

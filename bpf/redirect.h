@@ -1,0 +1,123 @@
+/* Layouts shared by redirect.bpf.c and the agent: requests, patches, rules
+ * and counters. Defined once, here. */
+#ifndef NVM_REDIRECT_H
+#define NVM_REDIRECT_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define NVM_FROM_MAX   64   /* longest rule prefix, with its NUL */
+#define NVM_PATH_READ  72   /* bytes of a path the kernel side reads */
+#define NVM_MAX_SLOTS  512  /* CPUs: one request slot each */
+#define NVM_MAX_LEVELS 32   /* cgroup depth searched for a target ancestor */
+#define NVM_RULE_PREFIX 0xffffffffu /* rules map value: "a rule starts here" */
+/* A fork shortly after a patch existed in the parent gets its copy fixed. */
+#define NVM_RECENT_NS  (1000ULL * 1000 * 1000)
+
+/* A request slot, one per CPU (a waiting task holds its CPU with preemption
+ * off, so a CPU never has two). word is (seq << 8) | state and is only ever
+ * changed by compare-and-swap, so that exactly one side wins each step:
+ *   FREE -kernel-> WAITING -agent-> CLAIMED -agent-> DONE -kernel-> FREE(seq+1)
+ *   WAITING -kernel, soft deadline-> FREE(seq+1)   the agent then writes nothing
+ *   CLAIMED -kernel, hard deadline-> FREE(seq+1)   the agent undoes its write */
+enum nvm_slot_state {
+	NVM_SLOT_FREE = 0,
+	NVM_SLOT_WAITING = 1,
+	NVM_SLOT_CLAIMED = 2,
+	NVM_SLOT_DONE = 3,
+};
+#define NVM_SLOT_WORD(seq, st) (((__u64)(seq) << 8) | (st))
+#define NVM_SLOT_SEQ(w)        ((w) >> 8)
+#define NVM_SLOT_STATE(w)      ((__u32)((w) & 0xff))
+
+enum nvm_req_kind {
+	NVM_REQ_PATCH = 1,   /* rewrite the path at addr to its alias */
+	NVM_REQ_RESTORE = 2, /* put the original bytes at addr back */
+	NVM_REQ_FORKFIX = 3, /* undo, in a fresh fork child, the parent's patches */
+};
+
+enum nvm_req_flags {
+	NVM_REQ_UNREAD = 1, /* the kernel could not read the path: the agent does */
+	NVM_REQ_EXACT = 2,  /* the path names the rule's directory itself */
+};
+
+enum nvm_result {
+	NVM_RES_OK = 0,
+	NVM_RES_NOMATCH = 1, /* (UNREAD) the path matched no rule */
+	NVM_RES_FAILED = 2,  /* memory did not hold what was expected, or I/O failed */
+};
+
+struct nvm_slot {
+	__u64 word;
+	__u32 kind;
+	__u32 flags;
+	__u32 tid;
+	__u32 tgid;
+	__u32 rule;
+	__u32 span;           /* bytes of the path the rule's prefix covers */
+	__u64 mm;             /* address space of the task (its identity) */
+	__u64 addr;           /* user address of the path */
+	__u64 parent_mm;      /* FORKFIX: the parent's address space */
+	__s32 result;
+	__u32 pad;
+	char path[NVM_PATH_READ]; /* the path as the kernel read it */
+};
+
+/* Rules are looked up by the canonical prefix at each '/' boundary. */
+struct nvm_rule_key {
+	__u32 len;
+	char s[NVM_FROM_MAX];
+};
+
+/* A patch in place: one per (address space, address), shared by every task
+ * whose syscall relies on it. word is (state << 32) | users. */
+struct nvm_patch_key {
+	__u64 mm;
+	__u64 addr;
+};
+
+enum nvm_patch_state {
+	NVM_PATCH_PENDING = 1,   /* the agent is writing it */
+	NVM_PATCH_APPLIED = 2,   /* in place; users are inside syscalls */
+	NVM_PATCH_RESTORING = 3, /* the last user left; the agent restores it */
+};
+#define NVM_PATCH_WORD(st, users) (((__u64)(st) << 32) | (users))
+#define NVM_PATCH_STATE(w)        ((__u32)((w) >> 32))
+#define NVM_PATCH_USERS(w)        ((__u32)(w))
+
+struct nvm_patch {
+	__u64 word;
+	__u64 since;
+};
+
+struct nvm_verdict {
+	__u64 gen;
+	__u64 target;
+};
+
+/* Counters the kernel side keeps (in .bss, read by the agent). */
+struct nvm_kstats {
+	__u64 matched;         /* a target's path matched a rule */
+	__u64 rewritten;       /* patched by the agent before the kernel read it */
+	__u64 shared;          /* joined a patch another thread had in place */
+	__u64 restored;        /* original bytes back at syscall exit */
+	__u64 deadline_misses; /* a wait ran out: the syscall went on unchanged */
+	__u64 read_faults;     /* path not readable in the kernel: the agent read it */
+	__u64 fork_fixups;     /* fork children whose copy was repaired */
+	__u64 slot_busy;       /* no free slot or no ring space: went on unchanged */
+};
+
+/* A note to the agent's log (ring buffer "notes"). */
+enum nvm_note_type { NVM_NOTE_MISS = 1 };
+struct nvm_note {
+	__u32 type;
+	__u32 kind;
+	__u32 tid;
+	__u32 tgid;
+	__u64 addr;
+	__u32 slot_state;
+	__u32 pad;
+};
+
+#endif

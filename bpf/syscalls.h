@@ -1,0 +1,81 @@
+/* The path syscalls nvmirage redirects: which argument holds the path.
+ * Numbers are per architecture (x86-64 table, and the generic table arm64
+ * uses). io_uring opens and ia32 compat syscalls do not pass these
+ * tracepoints with these numbers and are not covered. */
+#ifndef NVM_SYSCALLS_H
+#define NVM_SYSCALLS_H
+
+#if defined(__TARGET_ARCH_x86)
+static __always_inline int nvm_path_arg(long id)
+{
+	switch (id) {
+	case 2:   /* open */
+	case 4:   /* stat */
+	case 6:   /* lstat */
+	case 21:  /* access */
+	case 80:  /* chdir */
+	case 89:  /* readlink */
+	case 137: /* statfs */
+	case 191: /* getxattr */
+	case 192: /* lgetxattr */
+	case 194: /* listxattr */
+	case 195: /* llistxattr */
+		return 0;
+	case 257: /* openat */
+	case 262: /* newfstatat */
+	case 267: /* readlinkat */
+	case 269: /* faccessat */
+	case 332: /* statx */
+	case 437: /* openat2 */
+	case 439: /* faccessat2 */
+		return 1;
+	}
+	return -1;
+}
+
+static __always_inline bool nvm_is_fork(long id)
+{
+	return id == 56 || id == 57 || id == 58 || id == 435; /* clone fork vfork clone3 */
+}
+
+static __always_inline long nvm_syscall_nr(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, orig_ax);
+}
+#elif defined(__TARGET_ARCH_arm64)
+static __always_inline int nvm_path_arg(long id)
+{
+	switch (id) {
+	case 8:   /* getxattr */
+	case 9:   /* lgetxattr */
+	case 11:  /* listxattr */
+	case 12:  /* llistxattr */
+	case 43:  /* statfs */
+	case 49:  /* chdir */
+		return 0;
+	case 48:  /* faccessat */
+	case 56:  /* openat */
+	case 78:  /* readlinkat */
+	case 79:  /* newfstatat */
+	case 291: /* statx */
+	case 437: /* openat2 */
+	case 439: /* faccessat2 */
+		return 1;
+	}
+	return -1;
+}
+
+static __always_inline bool nvm_is_fork(long id)
+{
+	return id == 220 || id == 435; /* clone clone3 */
+}
+
+static __always_inline long nvm_syscall_nr(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, syscallno);
+}
+#else
+#error "nvmirage: unsupported __TARGET_ARCH"
+#endif
+
+#endif
