@@ -34,7 +34,7 @@ struct nvm_gpu {
 	unsigned link_width;
 	char link_speed[24];     /* "32.0 GT/s PCIe" */
 	int root;                /* index into nvm_model.roots */
-	int line;                /* where the device is in the profile */
+	int line, col;           /* where the device is in the profile */
 };
 
 struct nvm_root {

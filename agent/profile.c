@@ -140,6 +140,7 @@ static int parse_device(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults,
 
 	memset(g, 0, sizeof(*g));
 	g->line = (int)dev->start_mark.line + 1;
+	g->col = (int)dev->start_mark.column + 1;
 	g->root = -1;
 	if (!ydoc_is_map(dev))
 		return ydoc_fail(y, dev, "devices", "each device must be a mapping");
@@ -349,8 +350,8 @@ static int parse_roots(struct ydoc *y, yaml_node_t *topo, unsigned ndevices_list
 	}
 	for (unsigned i = 0; i < m->ngpus; i++)
 		if (m->gpus[i].root < 0)
-			return nvm_err_r(-1, "%s:%d:1: devices[%u].pci.bus_id: %s is in no root complex of pcie_topology",
-					 y->file, m->gpus[i].line, i, m->gpus[i].bus_id);
+			return nvm_err_r(-1, "%s:%d:%d: devices[%u].pci.bus_id: %s is in no root complex of pcie_topology",
+					 y->file, m->gpus[i].line, m->gpus[i].col, i, m->gpus[i].bus_id);
 	return 0;
 }
 
@@ -380,8 +381,8 @@ static int check_unique(struct ydoc *y, const struct nvm_model *m)
 									  : NULL;
 
 			if (what)
-				return nvm_err_r(-1, "%s:%d:1: devices[%u].%s: same as devices[%u] (line %d)",
-						 y->file, a->line, i, what, j, b->line);
+				return nvm_err_r(-1, "%s:%d:%d: devices[%u].%s: same as devices[%u] (line %d)",
+						 y->file, a->line, a->col, i, what, j, b->line);
 		}
 	}
 	return 0;

@@ -1,0 +1,33 @@
+# Assertions for the shell tests. Each prints one line; a failure is counted,
+# and `summary` prints "N passed, N failed" and sets the exit status.
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+	d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# check_eq DESCRIPTION WANT GOT
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: want [$2] got [$3]"; fi
+}
+
+# check_has DESCRIPTION NEEDLE HAYSTACK
+check_has() {
+	case "$3" in *"$2"*) ok "$1" ;; *) not_ok "$1: [$2] not in [$3]" ;; esac
+}
+
+# check_lacks DESCRIPTION NEEDLE HAYSTACK
+check_lacks() {
+	case "$3" in *"$2"*) not_ok "$1: [$2] unexpectedly in output" ;; *) ok "$1" ;; esac
+}
+
+summary() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}

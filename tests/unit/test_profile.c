@@ -1,0 +1,240 @@
+#include "unit.h"
+
+#include "log.h"
+#include "profile.h"
+
+static const char *const shipped[] = { "gb300", "gb200", "b200", "h100", "a100", "l40s", "t4" };
+static const unsigned shipped_gpus[] = { 4, 4, 8, 8, 8, 4, 1 };
+
+static void every_shipped_profile_loads(void **state)
+{
+	static struct nvm_model m;
+	char path[4096];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		snprintf(path, sizeof(path), "%s/profiles/%s.yaml", srcdir(), shipped[i]);
+		assert_int_equal(profile_load(path, 0, &m), 0);
+		assert_int_equal(m.ngpus, shipped_gpus[i]);
+		for (unsigned g = 0; g < m.ngpus; g++) {
+			assert_int_equal(m.gpus[g].vendor_id, 0x10de);
+			assert_true(m.gpus[g].root >= 0 && (unsigned)m.gpus[g].root < m.nroots);
+		}
+	}
+}
+
+static void gb300_has_the_values_slurm_needs(void **state)
+{
+	static struct nvm_model m;
+	char path[4096], list[64];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/profiles/gb300.yaml", srcdir());
+	assert_int_equal(profile_load(path, 0, &m), 0);
+	assert_string_equal(m.driver_version, "570.124.06");
+	assert_string_equal(m.cuda_version, "12.8");
+	assert_string_equal(m.gpus[0].name, "NVIDIA GB300 NVL");
+	assert_string_equal(m.gpus[2].bus_id, "0018:06:00.0");
+	assert_int_equal(m.gpus[3].minor, 3);
+	assert_int_equal(m.gpus[0].device_id, 0x31c2);
+	assert_int_equal(m.gpus[0].subsystem_device, 0x21f1);
+	assert_int_equal(m.roots[m.gpus[2].root].numa_node, 1);
+	cpuset_format_list(&m.roots[m.gpus[2].root].cpus, list, sizeof(list));
+	assert_string_equal(list, "72-143");
+	assert_string_equal(m.gpus[1].gsp_firmware, "570.124.06");
+}
+
+/* A Mokka-style profile: extra keys everywhere, per-device overrides, hex and
+ * quoted integers, anchors, comments, no pcie_topology. */
+static const char mokka_like[] =
+	"version: \"1.0\"\n"
+	"system:\n"
+	"  driver_version: 550.163.01   # unquoted\n"
+	"  cuda_version_major: 12\n"
+	"  cuda_version_minor: \"4\"\n"
+	"  fabric: {mode: off}\n"
+	"device_defaults: &defaults\n"
+	"  name: NVIDIA H100 80GB HBM3\n"
+	"  pci: {device_id: 0x233010DE, subsystem_id: \"0x165810DE\"}\n"
+	"  memory: {total_bytes: 85899345920, bar1: {total_bytes: 1}}\n"
+	"  nvlink: {links: 18}\n"
+	"  clocks_mhz: [1980, 2619]\n"
+	"devices:\n"
+	"  - index: 0\n"
+	"    uuid: GPU-00000000-0000-0000-0000-000000000001\n"
+	"    minor_number: 0\n"
+	"    pci: {bus_id: \"0000:1A:00.0\"}\n"
+	"    temperature: 31\n"
+	"  - index: 1\n"
+	"    minor_number: 0x1\n"
+	"    name: NVIDIA H100 PCIe\n"
+	"    pci: {bus_id: \"0000:1b:00.0\", device_id: 0x233110DE}\n"
+	"    mig: {enabled: false, profiles: []}\n"
+	"dynamic: {utilization: random}\n";
+
+static void reads_mokka_shapes_and_ignores_unknown_keys(void **state)
+{
+	static struct nvm_model m;
+
+	(void)state;
+	assert_int_equal(profile_parse("mokka.yaml", mokka_like, sizeof(mokka_like) - 1, 0, &m), 0);
+	assert_int_equal(m.ngpus, 2);
+	assert_string_equal(m.cuda_version, "12.4");
+	assert_string_equal(m.gpus[0].bus_id, "0000:1a:00.0");
+	assert_string_equal(m.gpus[1].name, "NVIDIA H100 PCIe");
+	assert_int_equal(m.gpus[1].device_id, 0x2331);
+	assert_int_equal(m.gpus[0].subsystem_device, 0x1658);
+	assert_int_equal(m.gpus[1].minor, 1);
+	/* A UUID is derived when the profile has none, and is valid. */
+	assert_int_equal(strncmp(m.gpus[1].uuid, "GPU-", 4), 0);
+	assert_int_equal(strlen(m.gpus[1].uuid), 40);
+	/* No pcie_topology: Mokka's flat default. */
+	assert_int_equal(m.nroots, 1);
+	assert_string_equal(m.roots[0].id, "pci0000:00");
+}
+
+static void num_devices_and_gpus_cut_the_list(void **state)
+{
+	static struct nvm_model m;
+	char path[4096];
+	const char *err;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/profiles/h100.yaml", srcdir());
+	assert_int_equal(profile_load(path, 2, &m), 0);
+	assert_int_equal(m.ngpus, 2);
+	capture_begin();
+	assert_int_equal(profile_load(path, 9, &m), -1);
+	err = capture_end();
+	assert_non_null(strstr(err, "--gpus 9, but the profile has 8 devices"));
+}
+
+struct bad_case {
+	const char *what;
+	const char *yaml;
+	const char *error; /* expected "LINE:COL: key: message" fragment */
+};
+
+#define SYS "system: {driver_version: \"570.1\"}\n"
+#define DEF "device_defaults: {name: X, pci: {device_id: 0x233010DE}}\n"
+#define DEV(minor, bus) "  - {minor_number: " minor ", pci: {bus_id: \"" bus "\"}}\n"
+
+static const struct bad_case bad[] = {
+	{ "not YAML", "system: [a, b\n", "bad.yaml:2:1: not valid YAML" },
+	{ "not a mapping", "- a\n- b\n", "bad.yaml:1:1: (document): expected a mapping" },
+	{ "no system", "devices: []\n", "system: missing" },
+	{ "no driver version", "system: {cuda_version: \"12.0\"}\n" DEF "devices:\n" DEV("0", "0000:01:00.0"),
+	  "bad.yaml:1:9: system.driver_version: missing" },
+	{ "driver not a version", "system: {driver_version: \"abc\"}\n" DEF "devices:\n" DEV("0", "0000:01:00.0"),
+	  "system.driver_version: \"abc\" is not a version" },
+	{ "devices not a list", SYS DEF "devices: {a: 1}\n", "bad.yaml:3:10: devices: expected a list" },
+	{ "no name", SYS "devices:\n" DEV("0", "0000:01:00.0"), "bad.yaml:3:5: devices[0].name: missing" },
+	{ "no bus id", SYS DEF "devices:\n  - {minor_number: 0}\n", "devices[0].pci.bus_id: missing" },
+	{ "no minor", SYS DEF "devices:\n  - {pci: {bus_id: \"0000:01:00.0\"}}\n",
+	  "devices[0].minor_number: missing" },
+	{ "minor not a number", SYS DEF "devices:\n" DEV("zero", "0000:01:00.0"),
+	  "bad.yaml:4:20: devices[0].minor_number: expected an unsigned integer, found \"zero\"" },
+	{ "minor out of range", SYS DEF "devices:\n" DEV("255", "0000:01:00.0"),
+	  "devices[0].minor_number: 255 is outside 0..254" },
+	{ "negative minor", SYS DEF "devices:\n" DEV("-1", "0000:01:00.0"),
+	  "devices[0].minor_number: expected an unsigned integer" },
+	{ "bus id with a slash", SYS DEF "devices:\n" DEV("0", "0000:01/00.0"),
+	  "bad.yaml:4:37: devices[0].pci.bus_id: \"0000:01/00.0\" is not a PCI address" },
+	{ "bus id with ..", SYS DEF "devices:\n" DEV("0", "../../etc/x"), "is not a PCI address" },
+	{ "bus id short", SYS DEF "devices:\n" DEV("0", "01:00.0"), "is not a PCI address" },
+	{ "bus id function 8", SYS DEF "devices:\n" DEV("0", "0000:01:00.8"), "is not a PCI address" },
+	{ "duplicate bus id", SYS DEF "devices:\n" DEV("0", "0000:01:00.0") DEV("1", "0000:01:00.0"),
+	  "bad.yaml:5:5: devices[1].pci.bus_id: same as devices[0] (line 4)" },
+	{ "duplicate minor", SYS DEF "devices:\n" DEV("3", "0000:01:00.0") DEV("3", "0000:02:00.0"),
+	  "devices[1].minor_number: same as devices[0]" },
+	{ "duplicate uuid", SYS DEF "devices:\n"
+	  "  - {uuid: GPU-00000000-0000-0000-0000-000000000001, minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}}\n"
+	  "  - {uuid: GPU-00000000-0000-0000-0000-000000000001, minor_number: 1, pci: {bus_id: \"0000:02:00.0\"}}\n",
+	  "devices[1].uuid: same as devices[0]" },
+	{ "malformed uuid", SYS DEF "devices:\n"
+	  "  - {uuid: GPU-1234, minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}}\n",
+	  "bad.yaml:4:12: devices[0].uuid: \"GPU-1234\" is not GPU-" },
+	{ "wrong type for name", SYS "device_defaults: {name: [a], pci: {device_id: 1}}\n" "devices:\n" DEV("0", "0000:01:00.0"),
+	  "bad.yaml:2:25: device_defaults.name: expected a string, found a list" },
+	{ "GPU in no root complex", SYS DEF "devices:\n" DEV("0", "0000:01:00.0") DEV("1", "0000:02:00.0")
+	  "pcie_topology: {root_complexes: [{id: pci0000:00, numa_node: 0, devices: [\"0000:01:00.0\"]}]}\n",
+	  "bad.yaml:5:5: devices[1].pci.bus_id: 0000:02:00.0 is in no root complex" },
+	{ "bad cpu list", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "pcie_topology: {root_complexes: [{id: pci0000:00, cpu_affinity: \"0-x\", devices: [\"0000:01:00.0\"]}]}\n",
+	  "pcie_topology.root_complexes[0].cpu_affinity: \"0-x\": expected a CPU number" },
+	{ "bad root complex id", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "pcie_topology: {root_complexes: [{id: pci0000/00, devices: [\"0000:01:00.0\"]}]}\n",
+	  "root_complexes[0].id: \"pci0000/00\" is not of the form pciDDDD:BB" },
+	{ "unknown device in topology", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "pcie_topology: {root_complexes: [{id: pci0000:00, devices: [\"0000:01:00.0\", \"0000:09:00.0\"]}]}\n",
+	  "devices[1]: 0000:09:00.0 is not one of the devices" },
+	{ "num_devices too large", "system: {driver_version: \"570.1\", num_devices: 3}\n" DEF "devices:\n" DEV("0", "0000:01:00.0"),
+	  "system.num_devices: 3, but only 1 devices are listed" },
+};
+
+static void each_bad_input_names_file_line_and_key(void **state)
+{
+	static struct nvm_model m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *err;
+		int r;
+
+		capture_begin();
+		r = profile_parse("bad.yaml", bad[i].yaml, strlen(bad[i].yaml), 0, &m);
+		err = capture_end();
+		if (r != -1 || !strstr(err, bad[i].error))
+			fail_msg("case \"%s\": want error containing\n  %s\ngot (%d)\n  %s", bad[i].what,
+				 bad[i].error, r, err);
+	}
+}
+
+static void more_than_64_gpus_is_refused(void **state)
+{
+	static struct nvm_model m;
+	char *y = malloc(65536), *p = y;
+	const char *err;
+
+	(void)state;
+	p += sprintf(p, SYS DEF "devices:\n");
+	for (int i = 0; i < 65; i++)
+		p += sprintf(p, "  - {minor_number: %d, pci: {bus_id: \"0000:%02x:00.0\"}}\n", i, i + 1);
+	capture_begin();
+	assert_int_equal(profile_parse("big.yaml", y, strlen(y), 0, &m), -1);
+	err = capture_end();
+	assert_non_null(strstr(err, "65 devices; at most 64"));
+	free(y);
+}
+
+static void files_over_1_mib_are_refused(void **state)
+{
+	static struct nvm_model m;
+	size_t n = (1 << 20) + 1;
+	char *y = malloc(n + 1);
+	const char *err;
+
+	(void)state;
+	memset(y, '#', n);
+	y[n] = '\0';
+	capture_begin();
+	assert_int_equal(profile_parse("huge.yaml", y, n, 0, &m), -1);
+	err = capture_end();
+	assert_non_null(strstr(err, "over the 1 MiB profile limit"));
+	free(y);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_shipped_profile_loads),
+		cmocka_unit_test(gb300_has_the_values_slurm_needs),
+		cmocka_unit_test(reads_mokka_shapes_and_ignores_unknown_keys),
+		cmocka_unit_test(num_devices_and_gpus_cut_the_list),
+		cmocka_unit_test(each_bad_input_names_file_line_and_key),
+		cmocka_unit_test(more_than_64_gpus_is_refused),
+		cmocka_unit_test(files_over_1_mib_are_refused),
+	};
+
+	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
+}

@@ -1,0 +1,105 @@
+#include "unit.h"
+
+#include "log.h"
+#include "profile.h"
+#include "rules.h"
+
+static struct nvm_model model;
+
+static int load_gb300(void **state)
+{
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/profiles/gb300.yaml", srcdir());
+	return profile_load(path, 0, &model);
+}
+
+static void every_alias_fits_its_path(void **state)
+{
+	struct nvm_rules rs;
+
+	(void)state;
+	assert_int_equal(rules_build(&model, "/run/nvm", true, &rs), 0);
+	assert_int_equal(rs.n, 4 + 4 + 4 + 2);
+	for (unsigned i = 0; i < rs.n; i++) {
+		size_t extra = rs.r[i].kind == NVM_RULE_DIR;
+
+		assert_true(strlen(rs.r[i].alias) + extra <= strlen(rs.r[i].from));
+	}
+	assert_string_equal(rs.r[0].from, "/proc/driver/nvidia");
+	assert_string_equal(rs.r[0].alias, "/run/nvm/p");
+}
+
+static void too_long_a_root_is_refused_with_lengths(void **state)
+{
+	struct nvm_rules rs;
+	const char *err;
+
+	(void)state;
+	assert_int_equal(rules_max_root_len(&model, true), 10);
+	assert_int_equal(rules_max_root_len(&model, false), 15);
+	capture_begin();
+	assert_int_equal(rules_build(&model, "/var/run/nvmx", true, &rs), -1);
+	err = capture_end();
+	assert_non_null(strstr(err, "/dev/nvidia0 -> /var/run/nvmx/0 does not fit"));
+	assert_non_null(strstr(err, "needs 15 bytes"));
+	assert_non_null(strstr(err, "path has 12"));
+	assert_non_null(strstr(err, "at most 10"));
+	/* Without device nodes the same root fits. */
+	assert_int_equal(rules_build(&model, "/var/run/nvmx", false, &rs), 0);
+}
+
+static void matches_at_component_boundaries(void **state)
+{
+	struct nvm_rules rs;
+	unsigned span;
+	bool exact;
+
+	(void)state;
+	assert_int_equal(rules_build(&model, "/run/nvm", true, &rs), 0);
+	assert_int_equal(rules_match(&rs, "/proc/driver/nvidia/gpus/", &span, &exact), 0);
+	assert_int_equal(span, 19);
+	assert_false(exact);
+	assert_int_equal(rules_match(&rs, "/proc/driver/nvidia", &span, &exact), 0);
+	assert_true(exact);
+	assert_int_equal(rules_match(&rs, "/proc/driver/nvidia/", &span, &exact), 0);
+	assert_true(exact);
+	assert_int_equal(rules_match(&rs, "/proc/driver/nvidia-caps/mig", &span, &exact), -1);
+	assert_int_equal(rules_match(&rs, "/proc/driver/nvidiax", &span, &exact), -1);
+	assert_int_equal(rules_match(&rs, "proc/driver/nvidia", &span, &exact), -1);
+	assert_int_equal(rules_match(&rs, "/dev/nvidia1", &span, &exact), 8 + 1);
+	assert_int_equal(rules_match(&rs, "/dev/nvidia10", &span, &exact), -1);
+	/* Repeated slashes fold as the kernel folds them. */
+	assert_int_equal(rules_match(&rs, "//proc//driver/nvidia/version", &span, &exact), 0);
+	assert_int_equal(span, 21);
+}
+
+static void replacement_pads_in_front(void **state)
+{
+	struct nvm_rules rs;
+	char out[72];
+
+	(void)state;
+	assert_int_equal(rules_build(&model, "/run/nvm", true, &rs), 0);
+	assert_int_equal(rules_replacement(&rs.r[0], 19, false, out), 0);
+	assert_memory_equal(out, "/////////" "/run/nvm/p", 19);
+	assert_int_equal(rules_replacement(&rs.r[0], 19, true, out), 0);
+	assert_memory_equal(out, "////////" "/run/nvm/p/", 19);
+	/* A device node gets no trailing slash: it is not a directory. */
+	assert_int_equal(rules_replacement(&rs.r[8], 12, true, out), 0);
+	assert_memory_equal(out, "///run/nvm/0", 12);
+	assert_int_equal(rules_replacement(&rs.r[0], 5, false, out), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_alias_fits_its_path),
+		cmocka_unit_test(too_long_a_root_is_refused_with_lengths),
+		cmocka_unit_test(matches_at_component_boundaries),
+		cmocka_unit_test(replacement_pads_in_front),
+	};
+
+	return cmocka_run_group_tests_name("rules", tests, load_gb300, NULL);
+}
