@@ -25,7 +25,7 @@ void agent_opts_init(struct agent_opts *o)
 	o->root = NVM_DEFAULT_ROOT;
 	o->clip_cpus = true;
 	o->deadline_ms = 50;
-	o->linger_us = 2000;
+	o->linger_us = 20000;
 	o->btf = "/sys/kernel/btf/vmlinux";
 }
 
@@ -205,7 +205,7 @@ static void answer_status(struct agent *a)
 	kj = json_object_new_object();
 #define K(f) json_object_object_add(kj, #f, json_object_new_uint64(k.f))
 	K(matched); K(rewritten); K(shared); K(restored); K(deadline_misses);
-	K(read_faults); K(fork_fixups); K(slot_busy);
+	K(read_faults); K(fork_fixups); K(slot_busy); K(deferred);
 #undef K
 	json_object_object_add(o, "kernel", kj);
 	aj = json_object_new_object();

@@ -110,6 +110,10 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->skel->rodata->hard_deadline_ns = 2 * o->deadline_ns;
 	e->skel->rodata->agent_tgid = (__u32)getpid();
 	e->skel->rodata->nr_slots = e->nslots;
+	e->skel->rodata->nr_cpus_online = (__u32)sysconf(_SC_NPROCESSORS_ONLN);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		nvm_warn("1 CPU online: a task waiting for a rewrite would hold the only CPU "
+			 "the agent could use; redirects will mostly miss");
 	err = redirect_bpf__load(e->skel);
 	if (err) {
 		nvm_err("the kernel refused the BPF programs: %s (run with -v for the "
@@ -189,11 +193,13 @@ void engine_stats_line(struct engine *e, char *buf, unsigned len)
 	engine_stats(e, &k, &a);
 	snprintf(buf, len,
 		 "matched %llu, rewritten %llu, shared %llu, restored %llu, deadline misses %llu, "
-		 "read faults %llu, fork fixups %llu, busy %llu, agent errors %llu, late %llu",
+		 "read faults %llu, fork fixups %llu, busy %llu, deferred %llu, agent errors %llu, "
+		 "late %llu",
 		 (unsigned long long)k.matched, (unsigned long long)k.rewritten,
 		 (unsigned long long)k.shared, (unsigned long long)k.restored,
 		 (unsigned long long)k.deadline_misses, (unsigned long long)k.read_faults,
 		 (unsigned long long)k.fork_fixups, (unsigned long long)k.slot_busy,
+		 (unsigned long long)k.deferred,
 		 (unsigned long long)a.errors, (unsigned long long)(a.late + a.late_restores));
 }
 

@@ -21,6 +21,7 @@
 
 #include "engine_int.h"
 #include "log.h"
+#include "redirect.skel.h"
 
 uint64_t now_ns(void)
 {
@@ -176,9 +177,19 @@ static bool serve_slot(struct engine *e, unsigned i)
 	if (res == NVM_RES_FAILED)
 		e->astats.errors++;
 	s->result = res;
-	if (!cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED), NVM_SLOT_WORD(seq, NVM_SLOT_DONE)) &&
-	    fd >= 0 && res == NVM_RES_OK)
+	if (req.flags & NVM_REQ_NOWAIT) {
+		/* Nobody waits for this answer: free the slot, and finish what
+		 * the kernel side would have done. */
+		struct nvm_patch_key key = { .mm = req.mm, .addr = req.addr };
+
+		if (req.kind == NVM_REQ_RESTORE)
+			bpf_map_delete_elem(e->patches_fd, &key);
+		cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED), NVM_SLOT_WORD(seq + 1, NVM_SLOT_FREE));
+	} else if (!cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED),
+			NVM_SLOT_WORD(seq, NVM_SLOT_DONE)) &&
+		   fd >= 0 && res == NVM_RES_OK) {
 		undo_late(e, &req, fd);
+	}
 	pthread_mutex_unlock(&e->lock);
 	return true;
 }
@@ -201,21 +212,33 @@ static void drain_bell(struct engine *e)
 		__atomic_store_n(e->bell_consumer, prod, __ATOMIC_RELEASE);
 }
 
+/* Keeps serving by polling for linger_us after the last request, and tells
+ * the kernel side it is polling (so the last free CPU may wait too). */
 static void linger(struct engine *e)
 {
-	int idle = 0;
-	uint64_t until = now_ns() + (uint64_t)e->opts.linger_us * 1000;
+	uint64_t now = now_ns(), until = now + (uint64_t)e->opts.linger_us * 1000;
+	volatile __u64 *poll_until = &e->skel->bss->agent_poll_until;
+	unsigned idle = 0;
 
 	if (atomic_exchange(&e->poller, 1))
 		return;
 	while (!atomic_load(&e->stop)) {
 		if (serve_all(e)) {
-			until = now_ns() + (uint64_t)e->opts.linger_us * 1000;
+			now = now_ns();
+			until = now + (uint64_t)e->opts.linger_us * 1000;
 			drain_bell(e);
-		} else if (++idle % 64 == 0 && now_ns() > until) {
-			break;
+		} else if (++idle % 32 == 0) {
+			now = now_ns();
+			if (now > until)
+				break;
+		} else {
+			continue;
 		}
+		/* Short, so a thread that stops running (preempted,
+		 * throttled) is soon no longer counted on. */
+		*poll_until = now + 200 * 1000;
 	}
+	*poll_until = 0;
 	atomic_store(&e->poller, 0);
 }
 

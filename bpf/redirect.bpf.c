@@ -26,6 +26,7 @@ const volatile __u64 soft_deadline_ns = 50ULL * 1000 * 1000; /* agent must claim
 const volatile __u64 hard_deadline_ns = 100ULL * 1000 * 1000; /* and finish by then */
 const volatile __u32 agent_tgid = 0; /* never hold the agent's own threads */
 const volatile __u32 nr_slots = 1;
+const volatile __u32 nr_cpus_online = 2;
 
 /* Bumped by the agent whenever the target set changes. */
 volatile __u64 targets_gen;
@@ -34,6 +35,10 @@ volatile __u64 targets_gen;
 volatile __s64 nr_inflight;
 volatile __s64 nr_fixups;
 struct nvm_kstats kstats;
+/* Tasks spinning in a wait right now, and until when an agent thread is
+ * known to be polling (CLOCK_MONOTONIC ns, refreshed by the agent). */
+volatile __u32 spinners;
+volatile __u64 agent_poll_until;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -164,6 +169,24 @@ static __always_inline void note_miss(__u32 kind, __u64 addr, __u32 state)
 	bpf_ringbuf_submit(n, 0);
 }
 
+/* A spinning task holds its CPU with preemption off. If every CPU spun, no
+ * agent thread could run to end the waits: so the last CPU may only spin
+ * while an agent thread is polling (it then has a CPU of its own). */
+static __always_inline bool may_spin(void)
+{
+	__u32 before = __sync_fetch_and_add(&spinners, 1);
+
+	if (before + 1 < nr_cpus_online || bpf_ktime_get_ns() < agent_poll_until)
+		return true;
+	__sync_fetch_and_add(&spinners, -1);
+	return false;
+}
+
+static __always_inline void end_spin(void)
+{
+	__sync_fetch_and_add(&spinners, -1);
+}
+
 enum wait_outcome { W_PENDING, W_DONE, W_TIMEOUT, W_LOST };
 
 struct wait_ctx {
@@ -227,6 +250,16 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	struct wait_ctx w = {};
 	struct nvm_slot *s;
 	__u64 word, id = bpf_get_current_pid_tgid(), now;
+	__u32 flags = rq->flags;
+	bool spin = may_spin();
+
+	/* A patch cannot be done without waiting for it; a restore or a fork
+	 * repair can: the agent does it as soon as it runs. */
+	if (!spin) {
+		if (rq->kind == NVM_REQ_PATCH)
+			goto busy;
+		flags |= NVM_REQ_NOWAIT;
+	}
 
 	if (cpu >= nr_slots)
 		goto busy;
@@ -237,7 +270,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	if (NVM_SLOT_STATE(word) != NVM_SLOT_FREE)
 		goto busy;
 	s->kind = rq->kind;
-	s->flags = rq->flags;
+	s->flags = flags;
 	s->tid = (__u32)id;
 	s->tgid = id >> 32;
 	s->rule = rq->rule;
@@ -262,12 +295,17 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 						NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE)) == word)
 			goto busy;
 	}
+	if (!spin) {
+		count(deferred);
+		return -1; /* the agent frees the slot when it is done */
+	}
 	now = bpf_ktime_get_ns();
 	w.slot = s;
 	w.soft = now + soft_deadline_ns;
 	w.hard = now + hard_deadline_ns;
 	w.outcome = W_PENDING;
 	bpf_loop(1 << 23, wait_step, &w, 0);
+	end_spin();
 	if (w.outcome == W_DONE) {
 		int res = s->result;
 
@@ -284,6 +322,8 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	note_miss(rq->kind, rq->addr, w.last_state);
 	return -1;
 busy:
+	if (spin)
+		end_spin();
 	count(slot_busy);
 	return -1;
 }
@@ -434,7 +474,12 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 			struct join_ctx j = { .key = key, .outcome = J_WAITING,
 					      .deadline = bpf_ktime_get_ns() + hard_deadline_ns };
 
+			if (!may_spin()) {
+				count(slot_busy);
+				return;
+			}
 			bpf_loop(1 << 23, join_step, &j, 0);
+			end_spin();
 			if (j.outcome == J_JOINED) {
 				count(shared);
 				track(&key);

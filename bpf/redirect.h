@@ -40,6 +40,7 @@ enum nvm_req_kind {
 enum nvm_req_flags {
 	NVM_REQ_UNREAD = 1, /* the kernel could not read the path: the agent does */
 	NVM_REQ_EXACT = 2,  /* the path names the rule's directory itself */
+	NVM_REQ_NOWAIT = 4, /* nobody waits: the agent frees the slot itself */
 };
 
 enum nvm_result {
@@ -105,7 +106,10 @@ struct nvm_kstats {
 	__u64 deadline_misses; /* a wait ran out: the syscall went on unchanged */
 	__u64 read_faults;     /* path not readable in the kernel: the agent read it */
 	__u64 fork_fixups;     /* fork children whose copy was repaired */
-	__u64 slot_busy;       /* no free slot or no ring space: went on unchanged */
+	__u64 slot_busy;       /* could not wait (no slot, no ring space, or no CPU
+				* left for the agent): went on unchanged */
+	__u64 deferred;        /* restores and fork repairs left to the agent
+				* without waiting (no CPU left to wait on) */
 };
 
 /* A note to the agent's log (ring buffer "notes"). */

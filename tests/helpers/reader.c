@@ -1,0 +1,245 @@
+/* A reader of the NVIDIA driver files, for the kernel tests. Each mode does
+ * what a real client does and prints key=value lines the tests check; it
+ * also checks that every path buffer it passed still holds its original
+ * bytes afterwards (exit 3 if not).
+ *
+ *   reader literal            opendir/readdir gpus + fopen version (string literals)
+ *   reader buffers BDF        heap and stack paths: stat, access, readlink, open
+ *   reader raw                open/read with raw syscall(SYS_openat)
+ *   reader loop N             N opens+reads of version; counts good reads
+ *   reader threads T N        T threads x N opens through one literal
+ *   reader tree N             2 threads x N opens through one literal, forks,
+ *                             and execs "reader literal" in a forked pid
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *self;
+
+/* The literals live in .rodata: a read-only page. Their copies let us check
+ * they end as they began. */
+static const char gpus_dir[] = "/proc/driver/nvidia/gpus";
+static const char version_path[] = "/proc/driver/nvidia/version";
+static char gpus_copy[sizeof(gpus_dir)], version_copy[sizeof(version_path)];
+
+static void save_literals(void)
+{
+	memcpy(gpus_copy, gpus_dir, sizeof(gpus_dir));
+	memcpy(version_copy, version_path, sizeof(version_path));
+}
+
+static void check_literals(const char *who)
+{
+	if (memcmp(gpus_copy, gpus_dir, sizeof(gpus_dir)) ||
+	    memcmp(version_copy, version_path, sizeof(version_path))) {
+		printf("literals_intact=no (%s): %s %s\n", who, gpus_dir, version_path);
+		fflush(stdout);
+		exit(3);
+	}
+}
+
+static int read_version(const char *path)
+{
+	char buf[256] = "";
+	int fd = open(path, O_RDONLY), ok;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ok = n > 0 && !strncmp(buf, "NVRM version:", 13);
+	return ok;
+}
+
+static int mode_literal(void)
+{
+	DIR *d = opendir(gpus_dir);
+	struct dirent *e;
+	char line[512] = "";
+	FILE *f;
+	int n = 0;
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				printf("gpu=%s\n", e->d_name);
+				n++;
+			}
+		closedir(d);
+	}
+	printf("gpus=%d\n", n);
+	f = fopen(version_path, "r");
+	if (f && fgets(line, sizeof(line), f))
+		line[strcspn(line, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	printf("version=%s\n", f ? line : "(none)");
+	check_literals("literal");
+	printf("literals_intact=yes\n");
+	return 0;
+}
+
+static int mode_buffers(const char *bdf)
+{
+	char stackbuf[128], *heap = malloc(128), copy[128], target[256], list[64] = "";
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	snprintf(stackbuf, sizeof(stackbuf), "/sys/bus/pci/drivers/nvidia/%s", bdf);
+	snprintf(heap, 128, "/proc/driver/nvidia/gpus/%s/information", bdf);
+	memcpy(copy, stackbuf, sizeof(copy));
+
+	printf("stat=%s\n", stat(heap, &st) == 0 && S_ISREG(st.st_mode) ? "file" : strerror(errno));
+	printf("access=%s\n", access(heap, R_OK) == 0 ? "ok" : strerror(errno));
+	n = readlink(stackbuf, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	printf("readlink=%s\n", n > 0 ? target : strerror(errno));
+	if (memcmp(copy, stackbuf, sizeof(copy)))
+		return printf("buffers_intact=no\n"), 3;
+	strcat(stackbuf, "/local_cpulist");
+	memcpy(copy, stackbuf, sizeof(copy));
+	fd = open(stackbuf, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, list, sizeof(list) - 1);
+		list[n > 0 ? n : 0] = '\0';
+		list[strcspn(list, "\n")] = '\0';
+		close(fd);
+	}
+	printf("local_cpulist=%s\n", fd >= 0 ? list : strerror(errno));
+	if (memcmp(copy, stackbuf, sizeof(copy)) ||
+	    strncmp(heap, "/proc/driver/nvidia/gpus/", 25))
+		return printf("buffers_intact=no\n"), 3;
+	printf("buffers_intact=yes\n");
+	free(heap);
+	return 0;
+}
+
+static int mode_raw(void)
+{
+	char buf[256] = "";
+	long fd = syscall(SYS_openat, AT_FDCWD, version_path, O_RDONLY);
+	long n = fd >= 0 ? syscall(SYS_read, fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("raw=%s\n", fd >= 0 ? buf : strerror(errno));
+	check_literals("raw");
+	return 0;
+}
+
+static int loops;
+
+static void *loop_thread(void *arg)
+{
+	long good = 0;
+
+	(void)arg;
+	for (int i = 0; i < loops; i++)
+		good += read_version(version_path);
+	return (void *)good;
+}
+
+static long run_threads(int nthreads)
+{
+	pthread_t t[64];
+	long good = 0;
+
+	for (int i = 0; i < nthreads; i++)
+		pthread_create(&t[i], NULL, loop_thread, NULL);
+	for (int i = 0; i < nthreads; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		good += (long)r;
+	}
+	return good;
+}
+
+static int mode_threads(int nthreads, int n)
+{
+	long good;
+
+	loops = n;
+	good = run_threads(nthreads);
+	check_literals("threads");
+	printf("good=%ld of %d\n", good, nthreads * n);
+	return 0;
+}
+
+/* The shape of a shell running jobs: threads reading through one literal,
+ * forked children that read and check their copy, and a child that execs a
+ * reader in the same pid. */
+static int mode_tree(int n)
+{
+	long good;
+	int bad = 0, st;
+
+	loops = n;
+	for (int round = 0; round < 4; round++) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			/* The child's copy of the literals must be the original,
+			 * whatever was patched in the parent when it forked. */
+			check_literals("fork child");
+			if (!read_version(version_path))
+				_exit(4);
+			check_literals("fork child after read");
+			if (round % 2 == 0) {
+				execl(self, self, "literal", (char *)NULL);
+				_exit(5);
+			}
+			_exit(0);
+		}
+		good = run_threads(2);
+		if (good != 2L * n)
+			bad++;
+		if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	check_literals("tree parent");
+	printf("tree_bad=%d\n", bad);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	self = argv[0];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	save_literals();
+	if (argc >= 2 && !strcmp(argv[1], "literal"))
+		return mode_literal();
+	if (argc >= 3 && !strcmp(argv[1], "buffers"))
+		return mode_buffers(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "raw"))
+		return mode_raw();
+	if (argc >= 3 && !strcmp(argv[1], "loop")) {
+		int n = atoi(argv[2]), good = 0;
+
+		for (int i = 0; i < n; i++)
+			good += read_version(version_path);
+		check_literals("loop");
+		printf("good=%d of %d\n", good, n);
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "threads"))
+		return mode_threads(atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "tree"))
+		return mode_tree(atoi(argv[2]));
+	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N\n");
+	return 2;
+}

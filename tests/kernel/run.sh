@@ -1,0 +1,203 @@
+#!/bin/sh
+# Kernel tests of the redirect engine on this machine's kernel: real BPF
+# programs, real processes in real cgroups. Every reader also runs in a
+# sibling cgroup outside the targets, which must see the host's real (absent)
+# files. Needs root.
+set -u
+out=${1:-build}
+. tests/lib/check.sh
+. tests/lib/agent.sh
+nvm=$(pwd)/$out/nvmirage
+reader=$(pwd)/$out/helpers/reader
+[ "$(id -u)" = 0 ] || { echo "kernel tests need root"; echo "0 passed, 1 failed"; exit 1; }
+
+cg2=$(cgroup2_root)
+T=$cg2/nvmk-target
+O=$cg2/nvmk-other
+ROOT=/run/nvk
+LOG=/tmp/nvmk-agent.log; LOGS=/tmp/nvmk-logs; mkdir -p $LOGS
+work=$(mktemp -d)
+cleanup() {
+	stop_agent
+	for c in "$T/later" "$T" "$O"; do
+		[ -d "$c" ] && { echo 1 > "$c/cgroup.kill" 2>/dev/null; sleep 0.1; rmdir "$c" 2>/dev/null; }
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$T" "$O"
+
+echo "== probe"
+p=$("$nvm" probe 2>&1)
+check_has "probe names the chosen strategy" "chosen: assisted" "$p"
+lock=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/security/lockdown 2>/dev/null || echo unknown)
+check_has "probe reports the kernel's lockdown mode ($lock)" "lockdown               $lock" "$p"
+if [ "$lock" != none ]; then
+	check_has "probe says lockdown refuses bpf_probe_write_user" "refused by the verifier: lockdown is \"$lock\"" "$p"
+fi
+pj=$("$nvm" probe -j | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["strategy"], d["programs"]["tp_btf"]["ok"])')
+check_eq "probe -j is JSON with the strategy" "assisted True" "$pj"
+r=$("$nvm" run --profile gb300 --cgroup "$T" --strategy in-kernel 2>&1); rc=$?
+check_eq "--strategy in-kernel is refused with status 2" 2 $rc
+check_has "and says which strategies this build has" "this build has only \"assisted\"" "$r"
+
+echo "== bad input"
+r=$("$nvm" run --profile gb300 --cgroup /tmp 2>&1); rc=$?
+check_eq "a target that is not a cgroup v2 directory: status 2" 2 $rc
+check_has "and says so" "not a cgroup v2 directory" "$r"
+printf 'system: {driver_version: "570.1"}\ndevices:\n  - {minor_number: 300, name: X, pci: {bus_id: "0000:01:00.0", device_id: 1}}\n' > "$work/bad.yaml"
+r=$("$nvm" run --profile "$work/bad.yaml" --cgroup "$T" 2>&1); rc=$?
+check_eq "a profile that does not validate: status 2" 2 $rc
+check_has "and names file, line and key" "$work/bad.yaml:3:20: devices[0].minor_number: 300 is outside 0..254" "$r"
+r=$("$nvm" run --profile gb300 --cgroup "$T" --btf /nonexistent/vmlinux 2>&1); rc=$?
+check_eq "no BTF: status 2" 2 $rc
+check_has "and says BTF is missing" "no kernel BTF at /nonexistent/vmlinux" "$r"
+cp "$nvm" "$work/nvmirage"; chmod 755 "$work" "$work/nvmirage"
+r=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$work/nvmirage" run --profile gb300 --cgroup "$T" 2>&1); rc=$?
+check_eq "not root: status 2" 2 $rc
+check_has "and says it must run as root" "must run as root" "$r"
+check "nothing was left behind by the failures" test ! -e "$ROOT"
+
+echo "== start"
+check "agent starts on $T" start_agent "$LOG" --profile gb300 --device-nodes --cgroup "$T" --root "$ROOT"
+check_has "log says which strategy" "strategy: assisted" "$(cat "$LOG")"
+check_has "log lists the rules" "rule /proc/driver/nvidia -> $ROOT/p" "$(cat "$LOG")"
+check_has "log names the target" "target cgroup $T" "$(cat "$LOG")"
+r=$("$nvm" run --profile gb300 --cgroup "$T" --root /run/nvk2 2>&1); rc=$?
+check_eq "a second agent on the same cgroup is refused: status 2" 2 $rc
+check_has "with a clear message" "is already in use by another nvmirage agent" "$r"
+check "the refused agent left no tree" test ! -e /run/nvk2
+
+echo "== string literals (read-only page): opendir+readdir, fopen"
+r=$(timeout 20 "$in_cgroup" "$T" "$reader" literal)
+check_has "target sees 4 GPUs" "gpus=4" "$r"
+check_has "target sees gpu 0019:06:00.0" "gpu=0019:06:00.0" "$r"
+check_has "target reads version" "version=NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  570.124.06" "$r"
+check_has "literals hold their original bytes" "literals_intact=yes" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" "$reader" literal)
+check_has "sibling sees no GPUs" "gpus=0" "$r"
+check_has "sibling reads no version" "version=(none)" "$r"
+r=$(timeout 20 "$reader" literal)
+check_has "the test's own process (outside) sees no GPUs" "gpus=0" "$r"
+
+echo "== heap and stack buffers: stat, access, readlink, open through the link"
+online=$(cat /sys/devices/system/cpu/online)
+r=$(timeout 20 "$in_cgroup" "$T" "$reader" buffers 0008:06:00.0)
+check_has "stat finds information" "stat=file" "$r"
+check_has "access finds information" "access=ok" "$r"
+check_has "readlink of the driver link" "readlink=../../../../devices/pci0008:00/0008:06:00.0" "$r"
+check_has "local_cpulist through the link" "local_cpulist=$online" "$r"
+check_has "buffers hold their original bytes" "buffers_intact=yes" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" "$reader" buffers 0008:06:00.0)
+check_has "sibling: stat finds nothing" "stat=No such file or directory" "$r"
+check_has "sibling: readlink finds nothing" "readlink=No such file or directory" "$r"
+
+echo "== raw syscalls, exec'd and static binaries, Python, device nodes"
+r=$(timeout 20 "$in_cgroup" "$T" "$reader" raw)
+check_has "raw syscall(SYS_openat) reads version" "raw=NVRM version:" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" "$reader" raw)
+check_has "sibling raw syscall sees nothing" "raw=No such file or directory" "$r"
+r=$(timeout 20 "$in_cgroup" "$T" sh -c "$reader literal")
+check_has "a child exec'd by a shell sees 4 GPUs" "gpus=4" "$r"
+bb=$(command -v busybox)
+check_has "busybox is statically linked" "not a dynamic executable" "$(ldd "$bb" 2>&1)"
+r=$(timeout 20 "$in_cgroup" "$T" "$bb" ls /proc/driver/nvidia/gpus | tr '\n' ' ')
+check_eq "static busybox ls lists the GPUs" "0008:06:00.0 0009:06:00.0 0018:06:00.0 0019:06:00.0 " "$r"
+r=$(timeout 20 "$in_cgroup" "$T" "$bb" cat /proc/driver/nvidia/gpus/0009:06:00.0/information | head -1)
+check_has "static busybox cat reads information" "NVIDIA GB300 NVL" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" "$bb" ls /proc/driver/nvidia/gpus 2>&1)
+check_has "sibling busybox ls sees nothing" "No such file" "$r"
+py='import os; print(sorted(os.listdir("/proc/driver/nvidia/gpus"))); print(open("/proc/driver/nvidia/version").readline().strip())'
+r=$(timeout 20 "$in_cgroup" "$T" /usr/bin/python3 -c "$py" 2>&1)
+check_has "python os.listdir" "['0008:06:00.0', '0009:06:00.0', '0018:06:00.0', '0019:06:00.0']" "$r"
+check_has "python open" "NVRM version:" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" /usr/bin/python3 -c "$py" 2>&1)
+check_has "sibling python sees nothing" "No such file or directory" "$r"
+r=$(timeout 20 "$in_cgroup" "$T" stat -c '%F %t:%T' /dev/nvidia0 /dev/nvidiactl 2>&1 | tr '\n' ' ')
+check_eq "/dev/nvidia0 and nvidiactl are character devices 195:N" "character special file c3:0 character special file c3:ff " "$r"
+r=$(timeout 20 "$in_cgroup" "$T" ls -l /dev/nvidia3 2>&1)
+check_has "ls -l /dev/nvidia3 (statx + xattrs)" "crw-rw-rw-" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" stat /dev/nvidia0 2>&1)
+check_has "sibling has no /dev/nvidia0" "No such file" "$r"
+
+echo "== cgroups made later below a target"
+mkdir -p "$T/later"
+r=$(timeout 20 "$in_cgroup" "$T/later" "$reader" literal)
+check_has "a new child cgroup of the target is covered" "gpus=4" "$r"
+
+echo "== threads, forks, execs"
+r=$(timeout 60 "$in_cgroup" "$T" "$reader" threads 8 200)
+check_has "8 threads x 200 opens through one literal all succeed" "good=1600 of 1600" "$r"
+r=$(timeout 60 "$in_cgroup" "$T" "$reader" tree 50)
+check_has "threads + forks + exec in a forked pid: all correct" "tree_bad=0" "$r"
+
+echo "== stress"
+misses0=$(status_field "$ROOT" kernel deadline_misses)
+pids=
+for i in 1 2 3 4; do
+	timeout 120 "$in_cgroup" "$T" "$reader" loop 2500 > "$work/loop$i" &
+	pids="$pids $!"
+done
+wait $pids
+for i in 1 2 3 4; do
+	check_has "stress process $i: 2500 of 2500 reads correct" "good=2500 of 2500" "$(cat "$work/loop$i")"
+done
+check_eq "stress: 0 deadline misses" "$misses0" "$(status_field "$ROOT" kernel deadline_misses)"
+pids=
+for i in 1 2 3 4 5 6 7 8; do
+	timeout 120 "$in_cgroup" "$T" "$reader" tree 40 > "$work/tree$i" 2>&1 &
+	pids="$pids $!"
+done
+wait $pids
+n=$(cat "$work"/tree* | grep -c 'tree_bad=0')
+check_eq "8 concurrent process trees on $(nproc) CPUs: all correct, literals intact" 8 "$n"
+check_eq "trees: 0 deadline misses" "$misses0" "$(status_field "$ROOT" kernel deadline_misses)"
+check_eq "no agent errors" 0 "$(status_field "$ROOT" agent errors)"
+r=$("$nvm" status --root "$ROOT")
+check_has "status prints the counters" "rewritten" "$r"
+
+echo "== idle"
+t0=$(awk '{print $14 + $15}' /proc/$agent_pid/stat)
+sleep 5
+t1=$(awk '{print $14 + $15}' /proc/$agent_pid/stat)
+check "agent idle for 5 s used under 1% of a CPU ($((t1 - t0)) ticks)" test $((t1 - t0)) -le 5
+
+echo "== stop"
+stop_agent
+check_has "SIGTERM: the agent detaches and reports its counters" "detached; counters: matched" "$(cat "$LOG")"
+check "the tree is removed" test ! -e "$ROOT"
+check "the control socket is removed" test ! -e "$ROOT.sock"
+r=$(timeout 20 "$in_cgroup" "$T" "$reader" literal)
+check_has "after stop the target sees the host again" "gpus=0" "$r"
+
+echo "== SIGKILL while readers loop"
+check "agent starts again" start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT"
+pids=
+for i in 1 2 3; do
+	timeout 60 "$in_cgroup" "$T" "$reader" loop 20000 > "$work/kill$i" &
+	pids="$pids $!"
+done
+sleep 1
+kill -KILL "$agent_pid"; wait "$agent_pid" 2>/dev/null; agent_pid=
+s=$(date +%s)
+wait $pids
+for i in 1 2 3; do
+	check_has "reader $i finished after SIGKILL" "good=" "$(cat "$work/kill$i")"
+done
+check "and none hung (finished in $(( $(date +%s) - s )) s)" test $(( $(date +%s) - s )) -lt 30
+r=$(timeout 20 "$in_cgroup" "$T" "$reader" literal)
+check_has "afterwards the target sees the host, as if nvmirage had never run" "gpus=0" "$r"
+check "a new agent can take the same root and cgroup" start_agent "$LOG" --profile h100 --cgroup "$T" --root "$ROOT"
+r=$(timeout 20 "$in_cgroup" "$T" "$reader" literal)
+check_has "and serves its profile" "gpus=8" "$r"
+stop_agent
+
+echo "== exec"
+r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nve -- "$reader" literal); rc=$?
+check_eq "exec exits with the command's status" 0 $rc
+check_has "exec's command sees 4 GPUs" "gpus=4" "$r"
+timeout 60 "$nvm" -q exec --profile t4 --root /run/nve -- sh -c 'exit 7'; rc=$?
+check_eq "exec passes on exit status 7" 7 $rc
+check "exec removed its tree" test ! -e /run/nve
+check "exec removed its cgroup" sh -c "! ls -d $cg2/nvmirage-exec-* 2>/dev/null"
+summary

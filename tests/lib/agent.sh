@@ -1,0 +1,37 @@
+# Starting and stopping agents and running commands in cgroups, for the
+# kernel and end-to-end tests. Needs: $nvm (the binary).
+
+cgroup2_root() {
+	findmnt -n -t cgroup2 -o TARGET | head -n 1
+}
+
+# $in_cgroup DIR CMD...: runs CMD as a process of cgroup DIR (a script, so
+# that timeout can run it).
+in_cgroup=$(pwd)/tests/lib/in-cgroup
+
+# start_agent LOG ARGS...: `nvmirage run ARGS` in the background; waits until
+# it says it is ready. Sets agent_pid.
+start_agent() {
+	log=$1; shift
+	"$nvm" run "$@" > "$log" 2>&1 &
+	agent_pid=$!
+	for _ in $(seq 1 200); do
+		grep -q 'ready:' "$log" 2>/dev/null && return 0
+		kill -0 "$agent_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "agent did not become ready:"; cat "$log"
+	return 1
+}
+
+stop_agent() {
+	[ -n "${agent_pid:-}" ] || return 0
+	kill -TERM "$agent_pid" 2>/dev/null
+	wait "$agent_pid" 2>/dev/null
+	agent_pid=
+}
+
+# status_field ROOT SECTION KEY: one counter of a running agent.
+status_field() {
+	"$nvm" status --root "$1" -j | python3 -c "import json,sys; print(json.load(sys.stdin)['$2']['$3'])"
+}
