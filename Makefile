@@ -91,7 +91,8 @@ ktest: $(OUT)/nvmirage helpers
 e2e: $(OUT)/nvmirage helpers
 	$(Q)tests/e2e/run.sh $(OUT)
 
-test: unit ktest e2e
+test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers
+	$(Q)sh tests/run-all.sh $(OUT)
 
 bench: $(OUT)/nvmirage helpers
 	$(Q)tests/bench/run.sh $(OUT)

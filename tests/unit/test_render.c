@@ -62,17 +62,14 @@ static void load(const char *name, struct nvm_model *m)
 	snprintf(m->profile_path, sizeof(m->profile_path), "profiles/%s.yaml", name);
 }
 
-static void append_file(char **out, size_t *len, const char *root, const char *rel, bool binary)
+static void append_file(FILE *f, const char *root, const char *rel, bool binary)
 {
 	char path[4096];
 	size_t n;
 	char *data;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	data = slurp(path, &n);
-	f = open_memstream(out, len);
-	fprintf(f, "%s", *out ? *out : "");
 	fprintf(f, "== %s\n", rel);
 	if (!data) {
 		fprintf(f, "(missing)\n");
@@ -82,22 +79,18 @@ static void append_file(char **out, size_t *len, const char *root, const char *r
 	} else {
 		fwrite(data, 1, n, f);
 	}
-	fclose(f);
 	free(data);
 }
 
-static void append_link(char **out, size_t *len, const char *root, const char *rel)
+static void append_link(FILE *f, const char *root, const char *rel)
 {
 	char path[4096], target[4096];
 	ssize_t n;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	n = readlink(path, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';
-	f = open_memstream(out, len);
-	fprintf(f, "%s== %s -> %s\n", *out ? *out : "", rel, n > 0 ? target : "(not a link)");
-	fclose(f);
+	fprintf(f, "== %s -> %s\n", rel, n > 0 ? target : "(not a link)");
 }
 
 /* The files whose exact bytes matter, in a fixed order. */
@@ -110,32 +103,34 @@ static char *dump_tree(const struct nvm_model *m, const char *root)
 	};
 	char *out = NULL, rel[512];
 	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
 
-	append_file(&out, &len, root, "proc/driver/nvidia/version", false);
-	append_file(&out, &len, root, "proc/driver/nvidia/params", false);
-	append_file(&out, &len, root, "proc/driver/nvidia/registry", false);
-	append_file(&out, &len, root, "sys/module/nvidia/version", false);
+	append_file(f, root, "proc/driver/nvidia/version", false);
+	append_file(f, root, "proc/driver/nvidia/params", false);
+	append_file(f, root, "proc/driver/nvidia/registry", false);
+	append_file(f, root, "sys/module/nvidia/version", false);
 	for (unsigned i = 0; i < m->ngpus; i++) {
 		const struct nvm_gpu *g = &m->gpus[i];
 		const char *rc = m->roots[g->root].id;
 
 		snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information", g->bus_id);
-		append_file(&out, &len, root, rel, false);
+		append_file(f, root, rel, false);
 		snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/power", g->bus_id);
-		append_file(&out, &len, root, rel, false);
+		append_file(f, root, rel, false);
 		for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++) {
 			snprintf(rel, sizeof(rel), "sys/devices/%s/%s/%s", rc, g->bus_id, attrs[a]);
-			append_file(&out, &len, root, rel, false);
+			append_file(f, root, rel, false);
 		}
 		snprintf(rel, sizeof(rel), "sys/devices/%s/%s/config", rc, g->bus_id);
-		append_file(&out, &len, root, rel, true);
+		append_file(f, root, rel, true);
 		snprintf(rel, sizeof(rel), "sys/devices/%s/%s/driver", rc, g->bus_id);
-		append_link(&out, &len, root, rel);
+		append_link(f, root, rel);
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", g->bus_id);
-		append_link(&out, &len, root, rel);
+		append_link(f, root, rel);
 		snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/nvidia/%s", g->bus_id);
-		append_link(&out, &len, root, rel);
+		append_link(f, root, rel);
 	}
+	fclose(f);
 	return out;
 }
 
@@ -245,7 +240,7 @@ static void failed_render_keeps_the_old_tree(void **state)
 {
 	static struct nvm_model m;
 	char root[128], possible[256], info[256];
-	char *before, *after;
+	char *before, *after, *text;
 
 	(void)state;
 	load("gb300", &m);
@@ -262,7 +257,10 @@ static void failed_render_keeps_the_old_tree(void **state)
 	after = dump_tree(&m, root);
 	assert_string_equal(before, after);
 	snprintf(info, sizeof(info), "%s/proc/driver/nvidia/gpus/0008:06:00.0/information", root);
-	assert_null(strstr(slurp(info, NULL), "CHANGED"));
+	text = slurp(info, NULL);
+	assert_non_null(text);
+	assert_null(strstr(text, "CHANGED"));
+	free(text);
 	assert_int_equal(count_entries("/tmp", strrchr(root, '/') + 1) - 1, 0);
 	fs_printf(host, "sys/devices/system/cpu/possible", "0-1\n");
 	free(before);

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs, with apt, the Debian 12 packages nvmirage builds and tests with.
+# Used by `make demo` and .ci/run. Needs root.
+set -eu
+build="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
+       libjson-c-dev pkg-config"
+test="libcmocka-dev pciutils hwloc busybox-static python3 util-linux
+      slurmctld slurmd slurm-client munge"
+want=$build
+[ "${1:-}" = --test ] && want="$build $test"
+missing=
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing
+fi
