@@ -80,7 +80,12 @@ $(OUT)/helpers/%: tests/helpers/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -pthread $< -o $@
 
-helpers: $(HELPERS)
+$(OUT)/helpers/libshim.so: tests/bench/shim.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
+
+helpers: $(HELPERS) $(OUT)/helpers/libshim.so
 
 unit: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage
 	$(Q)tests/run-unit.sh $(OUT)

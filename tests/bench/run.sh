@@ -1,0 +1,52 @@
+#!/bin/sh
+# make bench: figures, measured in one run on this machine, as ratios to a
+# baseline measured in the same run. Needs root.
+set -u
+out=${1:-build}
+. tests/lib/agent.sh
+nvm=$(pwd)/$out/nvmirage
+bench=$(pwd)/$out/helpers/bench
+shim=$(pwd)/$out/helpers/libshim.so
+N=${NVM_BENCH_OPS:-500000}
+L=${NVM_BENCH_LAT:-10000}
+cg2=$(cgroup2_root)
+T=$cg2/nvmb-target
+ROOT=/run/nvb
+LOG=/tmp/nvmb-agent.log
+mkdir -p "$T"
+trap 'stop_agent; rmdir "$T" 2>/dev/null' EXIT
+pin() { taskset -c 0 "$@"; }
+ns() { sed -n 's/ns_per_op=//p'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+
+echo "openat+close of /etc/hostname, $N times, pinned to CPU 0"
+base1=$(pin "$bench" openclose "$N" /etc/hostname | ns)
+base1b=$(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)
+start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" || exit 1
+non=$(pin "$bench" openclose "$N" /etc/hostname | ns)
+tgt=$(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)
+stop_agent
+base2=$(pin "$bench" openclose "$N" /etc/hostname | ns)
+base=$(( (base1 + base2) / 2 ))
+echo "  no agent:                     $base ns  (runs: $base1, $base2; in the target cgroup: $base1b)"
+echo "  (1) agent, non-target:        $non ns  ratio $(ratio "$non" "$base")   target <= 1.08"
+echo "  (2) agent, target, no match:  $tgt ns  ratio $(ratio "$tgt" "$base1b")   target <= 1.15"
+
+echo "redirected open+read+close of /proc/driver/nvidia/version, $L times, 2 ms apart (agent asleep in between)"
+start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" --linger-us 500 || exit 1
+r=$("$in_cgroup" "$T" "$bench" latency "$L" 2000 /proc/driver/nvidia/version)
+echo "  (3) nvmirage:                 $r   target median <= 60, p99 <= 1000"
+echo "      deadline misses: $(status_field "$ROOT" kernel deadline_misses), busy: $(status_field "$ROOT" kernel slot_busy)"
+stop_agent
+"$nvm" -q render --profile gb300 --root "$ROOT"
+r=$(NVM_SHIM_ROOT=$ROOT LD_PRELOAD=$shim "$bench" latency "$L" 2000 /proc/driver/nvidia/version)
+echo "  (4) LD_PRELOAD shim:          $r"
+rm -rf "$ROOT"
+
+secs=${NVM_BENCH_IDLE:-60}
+echo "agent CPU time over $secs s idle"
+start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" || exit 1
+t0=$(awk '{print $14 + $15}' /proc/$agent_pid/stat)
+sleep "$secs"
+t1=$(awk '{print $14 + $15}' /proc/$agent_pid/stat)
+echo "  (5) $((t1 - t0)) ticks of $(getconf CLK_TCK)/s = $(awk -v t=$((t1 - t0)) -v h=$(getconf CLK_TCK) -v s=$secs 'BEGIN { printf "%.3f%%", 100 * t / h / s }') of one CPU"
