@@ -132,10 +132,21 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	/* The service must answer before the first request can come. */
 	if (service_start(e))
 		goto fail;
-	err = redirect_bpf__attach(e->skel);
-	if (err) {
-		nvm_err("attach tp_btf/sys_enter, sys_exit, sched_process_fork: %s",
-			strerror(-err));
+	e->skel->links.nvm_fork = bpf_program__attach(e->skel->progs.nvm_fork);
+	if (!e->skel->links.nvm_fork) {
+		nvm_err("attach tp_btf/sched_process_fork: %s", strerror(errno));
+		goto fail;
+	}
+	e->skel->links.nvm_sys_enter = bpf_program__attach(e->skel->progs.nvm_sys_enter);
+	if (!e->skel->links.nvm_sys_enter) {
+		nvm_err("attach tp_btf/sys_enter: %s", strerror(errno));
+		goto fail;
+	}
+	/* Always attached: attaching it while a task waits in sys_enter would
+	 * wait for that task's RCU read section, i.e. past its deadline. */
+	e->skel->links.nvm_sys_exit = bpf_program__attach(e->skel->progs.nvm_sys_exit);
+	if (!e->skel->links.nvm_sys_exit) {
+		nvm_err("attach tp_btf/sys_exit: %s", strerror(errno));
 		goto fail;
 	}
 	nvm_info("attached tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork; "
@@ -209,15 +220,24 @@ void engine_stop(struct engine *e)
 		return;
 	/* Detach first: no new waits can start, and waits already running end
 	 * at their deadline if the service is gone. Then stop the service. */
-	if (e->skel)
-		redirect_bpf__detach(e->skel);
+	if (e->skel) {
+		/* Entry first: no new patches; exit last, after the ones in
+		 * flight are answered and released. */
+		bpf_link__destroy(e->skel->links.nvm_sys_enter);
+		e->skel->links.nvm_sys_enter = NULL;
+		bpf_link__destroy(e->skel->links.nvm_fork);
+		e->skel->links.nvm_fork = NULL;
+	}
 	if (e->threads) {
 		/* Let waits in flight be answered before the threads go. */
 		usleep(1000);
 		service_stop(e);
 	}
-	if (e->skel)
+	if (e->skel) {
+		bpf_link__destroy(e->skel->links.nvm_sys_exit);
+		e->skel->links.nvm_sys_exit = NULL;
 		service_janitor(e, true);
+	}
 	if (e->notes)
 		ring_buffer__free(e->notes);
 	if (e->slots)

@@ -16,7 +16,9 @@ struct service_thread {
 	struct engine *e;
 	pthread_t thread;
 	int cpu;
+	int idx;
 	int epfd;
+	int wake_fd;                     /* eventfd: "take over polling" */
 	bool started;
 };
 
@@ -37,10 +39,10 @@ struct engine {
 	struct patchbook book;
 	struct memio *mem;
 	struct nvm_astats astats;
-	uint64_t misses_logged;
 
 	atomic_bool stop;
-	atomic_int poller;               /* a thread is lingering */
+	atomic_int poller;               /* index + 1 of the polling thread, 0: none */
+	_Atomic uint64_t linger_until;   /* polling ends then, unless work comes */
 	unsigned nthreads;
 	struct service_thread *threads;
 };

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +70,7 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 	}
 	if (rules_replacement(&e->rules.r[rule], span, exact, repl))
 		return NVM_RES_FAILED;
+
 	rec = book_add(&e->book, s->mm, s->addr);
 	if (!rec)
 		return NVM_RES_FAILED;
@@ -212,34 +214,62 @@ static void drain_bell(struct engine *e)
 		__atomic_store_n(e->bell_consumer, prod, __ATOMIC_RELEASE);
 }
 
-/* Keeps serving by polling for linger_us after the last request, and tells
- * the kernel side it is polling (so the last free CPU may wait too). */
-static void linger(struct engine *e)
-{
-	uint64_t now = now_ns(), until = now + (uint64_t)e->opts.linger_us * 1000;
-	volatile __u64 *poll_until = &e->skel->bss->agent_poll_until;
-	unsigned idle = 0;
+/* Real-time threads that run more than 95% of a second are throttled (the
+ * kernel's sched_rt_runtime_us), which would stop a poller in the middle of
+ * a wait it should answer. So a poller polls for at most 15 ms, then hands
+ * polling to the thread of the next CPU and stops once that one has taken
+ * over: polling moves between CPUs and never stops while work goes on. */
+#define MAX_STINT_NS (15ULL * 1000 * 1000)
+#define HANDOFF_WAIT_NS (5ULL * 1000 * 1000)
 
-	if (atomic_exchange(&e->poller, 1))
-		return;
+static void hand_off(struct engine *e, struct service_thread *t)
+{
+	struct service_thread *next = &e->threads[(t->idx + 1) % e->nthreads];
+	uint64_t one = 1;
+
+	if (next != t && write(next->wake_fd, &one, sizeof(one)) != sizeof(one))
+		nvm_debug("hand-off: %s", strerror(errno));
+}
+
+/* Keeps serving by polling for linger_us after the last request, and tells
+ * the kernel side it is polling (so the last free CPU may wait too). The
+ * caller owns e->poller; ownership ends here, or passes to another thread. */
+static void linger(struct engine *e, struct service_thread *t)
+{
+	uint64_t now = now_ns(), stint_end = now + MAX_STINT_NS;
+	volatile __u64 *poll_until = &e->skel->bss->agent_poll_until;
+	int me = t->idx + 1;
+	unsigned idle = 0;
+	bool asked = false;
+
 	while (!atomic_load(&e->stop)) {
+		if (atomic_load(&e->poller) != me)
+			return; /* taken over: the new poller keeps poll_until fresh */
 		if (serve_all(e)) {
 			now = now_ns();
-			until = now + (uint64_t)e->opts.linger_us * 1000;
+			/* Shared, so a thread that takes over polling does not
+			 * start the linger time again. */
+			atomic_store(&e->linger_until, now + (uint64_t)e->opts.linger_us * 1000);
 			drain_bell(e);
 		} else if (++idle % 32 == 0) {
 			now = now_ns();
-			if (now > until)
+			if (now > atomic_load(&e->linger_until))
 				break;
 		} else {
 			continue;
 		}
+		if (now > stint_end && !asked) {
+			hand_off(e, t);
+			asked = true;
+		}
+		if (now > stint_end + HANDOFF_WAIT_NS)
+			break; /* nobody could take over: rest anyway */
 		/* Short, so a thread that stops running (preempted,
 		 * throttled) is soon no longer counted on. */
 		*poll_until = now + 200 * 1000;
 	}
-	*poll_until = 0;
-	atomic_store(&e->poller, 0);
+	if (atomic_compare_exchange_strong(&e->poller, &me, 0))
+		*poll_until = 0;
 }
 
 static void *service_main(void *arg)
@@ -249,13 +279,32 @@ static void *service_main(void *arg)
 	struct epoll_event ev;
 
 	while (!atomic_load(&e->stop)) {
-		int n = epoll_wait(t->epfd, &ev, 1, 200);
+		int n = epoll_wait(t->epfd, &ev, 1, 200), owner = 0;
+		bool served;
 
 		if (n < 0 && errno != EINTR)
 			break;
+		if (n > 0 && ev.data.fd == t->wake_fd) {
+			uint64_t v;
+
+			if (read(t->wake_fd, &v, sizeof(v)) == sizeof(v)) {
+				/* Take polling over from whoever has it. */
+				owner = atomic_load(&e->poller);
+				if (owner && owner != t->idx + 1 &&
+				    atomic_compare_exchange_strong(&e->poller, &owner, t->idx + 1)) {
+					linger(e, t);
+					continue;
+				}
+			}
+		}
 		drain_bell(e);
-		if (serve_all(e) && e->opts.linger_us)
-			linger(e);
+		served = serve_all(e);
+		owner = 0;
+		if (served && e->opts.linger_us &&
+		    atomic_compare_exchange_strong(&e->poller, &owner, t->idx + 1)) {
+			atomic_store(&e->linger_until, now_ns() + (uint64_t)e->opts.linger_us * 1000);
+			linger(e, t);
+		}
 	}
 	return NULL;
 }
@@ -281,10 +330,16 @@ int service_start(struct engine *e)
 			continue;
 		t->e = e;
 		t->cpu = cpu;
+		t->idx = (int)n;
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
-		if (t->epfd < 0 ||
+		t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		ev.data.fd = e->bell_fd;
+		if (t->epfd < 0 || t->wake_fd < 0 ||
 		    epoll_ctl(t->epfd, EPOLL_CTL_ADD, e->bell_fd, &ev))
 			return nvm_err_r(-1, "epoll on the doorbell: %s", strerror(errno));
+		ev.data.fd = t->wake_fd;
+		if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->wake_fd, &ev))
+			return nvm_err_r(-1, "epoll on the hand-off: %s", strerror(errno));
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		pthread_attr_init(&attr);
@@ -317,6 +372,8 @@ void service_stop(struct engine *e)
 			pthread_join(e->threads[i].thread, NULL);
 		if (e->threads[i].epfd >= 0)
 			close(e->threads[i].epfd);
+		if (e->threads[i].wake_fd >= 0)
+			close(e->threads[i].wake_fd);
 	}
 	free(e->threads);
 	e->threads = NULL;

@@ -47,10 +47,11 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/* Each task's last verdict: for which cgroup and target set it holds. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct nvm_verdict);
 } verdicts SEC(".maps");
 
@@ -130,10 +131,13 @@ static __always_inline bool is_target(void)
 {
 	__u64 cg = bpf_get_current_cgroup_id();
 	__u64 gen = targets_gen;
-	struct nvm_verdict *v = bpf_map_lookup_elem(&verdicts, &cg);
-	struct nvm_verdict nv = { .gen = gen };
+	struct nvm_verdict *v = bpf_task_storage_get(&verdicts, bpf_get_current_task_btf(), 0,
+						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	bool target = false;
 
-	if (v && v->gen == gen)
+	if (!v)
+		return false;
+	if (v->gen == gen && v->cgroup == cg)
 		return v->target;
 	/* A task is a target when its cgroup or any ancestor is one, so job
 	 * cgroups created below a pod later are covered. */
@@ -143,12 +147,14 @@ static __always_inline bool is_target(void)
 		if (!id)
 			break;
 		if (bpf_map_lookup_elem(&targets, &id)) {
-			nv.target = 1;
+			target = true;
 			break;
 		}
 	}
-	bpf_map_update_elem(&verdicts, &cg, &nv, BPF_ANY);
-	return nv.target;
+	v->gen = gen;
+	v->cgroup = cg;
+	v->target = target;
+	return target;
 }
 
 static __always_inline void note_miss(__u32 kind, __u64 addr, __u32 state)

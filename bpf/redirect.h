@@ -93,7 +93,8 @@ struct nvm_patch {
 };
 
 struct nvm_verdict {
-	__u64 gen;
+	__u64 gen;     /* targets_gen it was computed for */
+	__u64 cgroup;  /* the task's cgroup it was computed for */
 	__u64 target;
 };
 
