@@ -36,7 +36,9 @@ ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUT)/unit-asan/%,$(UNIT_SRCS))
 HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/helpers/*.c))
 
 .SECONDARY:
-.PHONY: all clean test unit ktest e2e bench demo helpers
+PREFIX   ?= /usr/local
+
+.PHONY: all clean test unit ktest e2e bench demo helpers install
 all: $(OUT)/nvmirage
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
@@ -104,6 +106,13 @@ bench: $(OUT)/nvmirage helpers
 
 demo:
 	$(Q)./tests/demo.sh
+
+# The binary finds its profiles in $(PREFIX)/share/nvmirage/profiles.
+install: $(OUT)/nvmirage
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 755 $(OUT)/nvmirage $(DESTDIR)$(PREFIX)/bin/nvmirage
+	$(Q)install -d $(DESTDIR)$(PREFIX)/share/nvmirage/profiles
+	$(Q)install -m 644 profiles/*.yaml $(DESTDIR)$(PREFIX)/share/nvmirage/profiles/
 
 clean:
 	$(call msg,CLEAN,$(OUT))

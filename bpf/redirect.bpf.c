@@ -220,17 +220,12 @@ static long wait_step(__u64 i, void *data)
 		w->outcome = W_DONE;
 		return 1;
 	case NVM_SLOT_WAITING:
-		now = bpf_ktime_get_ns();
-		if (now > w->soft &&
-		    __sync_val_compare_and_swap(&w->slot->word, word,
-						NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE)) == word) {
-			w->outcome = W_TIMEOUT;
-			return 1;
-		}
-		return 0;
 	case NVM_SLOT_CLAIMED:
+		/* Unclaimed, the soft deadline applies; claimed, the hard one.
+		 * Taking the slot back is a CAS: if the agent moved it first,
+		 * the next step sees its new state. */
 		now = bpf_ktime_get_ns();
-		if (now > w->hard &&
+		if (now > (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING ? w->soft : w->hard) &&
 		    __sync_val_compare_and_swap(&w->slot->word, word,
 						NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE)) == word) {
 			w->outcome = W_TIMEOUT;

@@ -7,25 +7,16 @@ set -u
 out=${1:-build}
 . tests/lib/check.sh
 . tests/lib/agent.sh
-nvm=$(pwd)/$out/nvmirage
-reader=$(pwd)/$out/helpers/reader
-[ "$(id -u)" = 0 ] || { echo "kernel tests need root"; echo "0 passed, 1 failed"; exit 1; }
-
-cg2=$(cgroup2_root)
-T=$cg2/nvmk-target
-O=$cg2/nvmk-other
+setup_suite k "$out"
 ROOT=/run/nvk
-LOG=/tmp/nvmk-agent.log; LOGS=/tmp/nvmk-logs; mkdir -p $LOGS
+LOG=$LOGS/agent.log
 work=$(mktemp -d)
 cleanup() {
 	stop_agent
-	for c in "$T/later" "$T" "$O"; do
-		[ -d "$c" ] && { echo 1 > "$c/cgroup.kill" 2>/dev/null; sleep 0.1; rmdir "$c" 2>/dev/null; }
-	done
+	remove_cgroups "$T/later" "$T" "$O"
 	rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$T" "$O"
 
 echo "== probe"
 p=$("$nvm" probe 2>&1)

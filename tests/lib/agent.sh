@@ -1,5 +1,28 @@
 # Starting and stopping agents and running commands in cgroups, for the
-# kernel and end-to-end tests. Needs: $nvm (the binary).
+# kernel and end-to-end tests, benchmarks.
+
+# setup_suite NAME BUILD-DIR: the binaries, root, the cgroup2 mount, and a
+# target T and a sibling O cgroup named after the suite.
+setup_suite() {
+	nvm=$(pwd)/$2/nvmirage
+	reader=$(pwd)/$2/helpers/reader
+	if [ "$(id -u)" != 0 ]; then
+		echo "$1 tests need root"; echo "0 passed, 1 failed"; exit 1
+	fi
+	cg2=$(cgroup2_root)
+	T=$cg2/nvm$1-target
+	O=$cg2/nvm$1-other
+	LOGS=/tmp/nvm$1-logs
+	mkdir -p "$LOGS" "$T" "$O"
+}
+
+# remove_cgroups DIR...: kills what is left in each, then removes it.
+remove_cgroups() {
+	for c in "$@"; do
+		[ -d "$c" ] || continue
+		echo 1 > "$c/cgroup.kill" 2>/dev/null; sleep 0.1; rmdir "$c" 2>/dev/null
+	done
+}
 
 cgroup2_root() {
 	findmnt -n -t cgroup2 -o TARGET | head -n 1
