@@ -25,7 +25,7 @@ void agent_opts_init(struct agent_opts *o)
 	o->root = NVM_DEFAULT_ROOT;
 	o->clip_cpus = true;
 	o->deadline_ms = 50;
-	o->linger_us = 20000;
+	o->linger_us = 100000;
 	o->btf = "/sys/kernel/btf/vmlinux";
 }
 

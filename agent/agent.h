@@ -69,7 +69,7 @@ void agent_opts_init(struct agent_opts *o);
 	"      --no-clip-cpus    keep CPU affinities this machine does not have\n"        \
 	"      --deadline-ms N   longest a syscall waits for the agent (default 50;\n"   \
 	"                        then it goes on unredirected and is counted)\n"          \
-	"      --linger-us N     keep polling this long after work (default 20000)\n"      \
+	"      --linger-us N     keep polling this long after work (default 100000)\n"      \
 	"      --btf FILE        kernel BTF (default /sys/kernel/btf/vmlinux)\n"          \
 	"      --strategy NAME   assisted (the only one this build has)\n"
 
