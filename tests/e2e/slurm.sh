@@ -92,7 +92,8 @@ r=$(timeout 60 srun -N1 "$bb" cat /proc/driver/nvidia/version 2>&1)
 check_has "static busybox in an srun job reads the version" "570.124.06" "$r"
 r=$(timeout 60 srun -N1 "$reader" raw 2>&1)
 check_has "raw syscall(SYS_openat) in an srun job" "raw=NVRM version:" "$r"
-r=$(timeout 60 srun -N1 /usr/bin/python3 -c 'import os; print(len(os.listdir("/proc/driver/nvidia/gpus")))' 2>&1)
+# srun may say on stderr that the job waits for the previous one's node.
+r=$(timeout 60 srun -N1 /usr/bin/python3 -c 'import os; print(len(os.listdir("/proc/driver/nvidia/gpus")))' 2>>"$LOGS/srun.err")
 check_eq "python in an srun job lists 4 GPUs" 4 "$r"
 
 echo "== Slurm: the agent stops, then comes back"
@@ -104,7 +105,7 @@ check_has "and finishes" "done" "$r"
 check "nothing hung ($(( $(date +%s) - s0 )) s)" test $(( $(date +%s) - s0 )) -lt 30
 check "the agent starts again" \
 	start_agent "$LOGS/slurm-agent2.log" --profile gb300 --device-nodes --cgroup "$T" --root "$ROOT"
-r=$(timeout 60 srun -N1 sh -c 'ls /proc/driver/nvidia/gpus | wc -l' 2>&1)
+r=$(timeout 60 srun -N1 sh -c 'ls /proc/driver/nvidia/gpus | wc -l' 2>>"$LOGS/srun.err")
 check_eq "jobs see the profile again" 4 "$r"
 stop_agent
 slurm_stop
