@@ -218,26 +218,22 @@ void engine_stop(struct engine *e)
 {
 	if (!e)
 		return;
-	/* Detach first: no new waits can start, and waits already running end
-	 * at their deadline if the service is gone. Then stop the service. */
+	/* Detach while the service still answers: destroying a link waits for
+	 * the programs running on it, which may be waiting for an answer.
+	 * Entry first (no new patches), exit last (the ones in flight are
+	 * restored), then the service; the janitor restores anything left. */
 	if (e->skel) {
-		/* Entry first: no new patches; exit last, after the ones in
-		 * flight are answered and released. */
 		bpf_link__destroy(e->skel->links.nvm_sys_enter);
 		e->skel->links.nvm_sys_enter = NULL;
 		bpf_link__destroy(e->skel->links.nvm_fork);
 		e->skel->links.nvm_fork = NULL;
-	}
-	if (e->threads) {
-		/* Let waits in flight be answered before the threads go. */
-		usleep(1000);
-		service_stop(e);
-	}
-	if (e->skel) {
 		bpf_link__destroy(e->skel->links.nvm_sys_exit);
 		e->skel->links.nvm_sys_exit = NULL;
-		service_janitor(e, true);
 	}
+	if (e->threads)
+		service_stop(e);
+	if (e->skel)
+		service_janitor(e, true);
 	if (e->notes)
 		ring_buffer__free(e->notes);
 	if (e->slots)

@@ -74,6 +74,27 @@ int memio_read(int fd, uint64_t addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+int memio_write(int fd, uint64_t addr, const void *buf, size_t len)
+{
+	return pwrite(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
+}
+
+int memio_read_str(int fd, uint64_t addr, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (memio_read(fd, addr, buf, len - 1) == 0) {
+		buf[len - 1] = '\0';
+		return (int)strlen(buf);
+	}
+	while (n + 1 < len && memio_read(fd, addr + n, buf + n, 1) == 0 && buf[n])
+		n++;
+	if (n == 0 && memio_read(fd, addr, buf, 1))
+		return -1;
+	buf[n] = '\0';
+	return (int)n;
+}
+
 int memio_swap(int fd, uint64_t addr, const void *expect, const void *want, size_t len)
 {
 	unsigned char now[256];
@@ -82,5 +103,5 @@ int memio_swap(int fd, uint64_t addr, const void *expect, const void *want, size
 		return -1;
 	if (memcmp(now, expect, len))
 		return 1;
-	return pwrite(fd, want, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
+	return memio_write(fd, addr, want, len);
 }

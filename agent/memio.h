@@ -19,6 +19,12 @@ int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm);
 
 /* Exactly len bytes or -1. */
 int memio_read(int fd, uint64_t addr, void *buf, size_t len);
+/* Exactly len bytes or -1. The caller has just read what is there. */
+int memio_write(int fd, uint64_t addr, const void *buf, size_t len);
+/* A NUL-terminated string of at most len - 1 bytes: one read when the whole
+ * buffer is mapped, else byte by byte up to the end of the mapping. Returns
+ * its length, or -1 if nothing could be read. */
+int memio_read_str(int fd, uint64_t addr, char *buf, size_t len);
 /* Writes want at addr only if the len bytes there still equal expect.
  * Returns 0, 1 if they did not match (nothing written), or -1. */
 int memio_swap(int fd, uint64_t addr, const void *expect, const void *want, size_t len);

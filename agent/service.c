@@ -47,14 +47,9 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 	struct patch_rec *rec;
 
 	if (s->flags & NVM_REQ_UNREAD) {
-		/* Read what the kernel could not, a byte at a time near the end
-		 * of the mapping, and match it here. */
-		size_t n = 0;
-
-		while (n < NVM_PATH_READ && memio_read(fd, s->addr + n, cur + n, 1) == 0 &&
-		       cur[n])
-			n++;
-		cur[n] = '\0';
+		/* Read what the kernel could not, and match it here. */
+		if (memio_read_str(fd, s->addr, cur, sizeof(cur)) < 0)
+			return NVM_RES_FAILED;
 		rule = rules_match(&e->rules, cur, &span, &exact);
 		if (rule < 0) {
 			e->astats.nomatch++;
@@ -78,7 +73,8 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 	memcpy(rec->orig, cur, span);
 	memcpy(rec->repl, repl, span);
 	rec->when_ns = now_ns();
-	if (memio_swap(fd, s->addr, rec->orig, rec->repl, span)) {
+	/* cur was read just now, from the parked task: write right after it. */
+	if (memio_write(fd, s->addr, rec->repl, span)) {
 		book_retire(rec, 0);
 		return NVM_RES_FAILED;
 	}
