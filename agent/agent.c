@@ -128,6 +128,7 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 	nvm_info("strategy: assisted rewrite (tp_btf entry/exit programs hold the syscall; "
 		 "the agent rewrites the path through /proc/<pid>/mem)");
 	eo.rules = &a->rules;
+	eo.root = o->root;
 	if (engine_start(&a->engine, &eo))
 		goto fail;
 	snprintf(a->control_path, sizeof(a->control_path), "%s.sock", o->root);

@@ -14,32 +14,39 @@
 #include "log.h"
 #include "redirect.skel.h"
 
-/* Puts every rule and every shorter '/'-boundary prefix of it in the rules
- * map, so the kernel side can stop at the first component no rule has. */
+/* Puts path in the rules map with value v, and every shorter '/'-boundary
+ * prefix of it as a prefix marker, so the kernel side can stop at the first
+ * component nothing has. */
+static int add_path(int fd, const char *path, __u32 v)
+{
+	size_t len = strlen(path);
+
+	for (size_t j = 2; j <= len; j++) {
+		struct nvm_rule_key k = { 0 };
+		__u32 val = j == len ? v : NVM_RULE_PREFIX, old;
+
+		if (j < len && path[j] != '/')
+			continue;
+		k.len = (__u32)j;
+		memcpy(k.s, path, j);
+		/* A rule (or the root) wins over a prefix marker of the same bytes. */
+		if (val == NVM_RULE_PREFIX && bpf_map_lookup_elem(fd, &k, &old) == 0)
+			continue;
+		if (bpf_map_update_elem(fd, &k, &val, BPF_ANY))
+			return nvm_err_r(-1, "rules map: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* Every rule, and the tree root (paths already rewritten to an alias). */
 static int load_rules(struct engine *e)
 {
 	int fd = bpf_map__fd(e->skel->maps.rules);
 
-	for (unsigned i = 0; i < e->rules.n; i++) {
-		const char *from = e->rules.r[i].from;
-		size_t len = strlen(from);
-
-		for (size_t j = 2; j <= len; j++) {
-			struct nvm_rule_key k = { 0 };
-			__u32 v = j == len ? i : NVM_RULE_PREFIX, old;
-
-			if (j < len && from[j] != '/')
-				continue;
-			k.len = (__u32)j;
-			memcpy(k.s, from, j);
-			/* A rule wins over a prefix marker of the same bytes. */
-			if (v == NVM_RULE_PREFIX && bpf_map_lookup_elem(fd, &k, &old) == 0)
-				continue;
-			if (bpf_map_update_elem(fd, &k, &v, BPF_ANY))
-				return nvm_err_r(-1, "rules map: %s", strerror(errno));
-		}
-	}
-	return 0;
+	for (unsigned i = 0; i < e->rules.n; i++)
+		if (add_path(fd, e->rules.r[i].from, i))
+			return -1;
+	return add_path(fd, e->opts.root, NVM_RULE_ALIAS);
 }
 
 static int map_shared(struct engine *e)

@@ -11,6 +11,7 @@
 
 struct engine_opts {
 	const struct nvm_rules *rules;
+	const char *root;        /* the tree root the aliases are under */
 	uint64_t deadline_ns;    /* the agent must claim a request by then */
 	unsigned linger_us;      /* a service thread keeps polling this long after work */
 };

@@ -75,10 +75,21 @@ int rules_build(const struct nvm_model *m, const char *root, bool device_nodes,
 	if (root[0] != '/')
 		return nvm_err_r(-1, "tree root \"%s\" must be an absolute path", root);
 	collect(m, device_nodes, rs);
+	/* The kernel side tells a rewritten path by its root: the root must be
+	 * neither a redirected path nor inside or above one. */
+	for (unsigned i = 0; i < rs->n; i++) {
+		const char *from = rs->r[i].from;
+		size_t flen = strlen(from);
+
+		if (rootlen <= flen ? !strncmp(from, root, rootlen) &&
+					      (from[rootlen] == '/' || from[rootlen] == '\0')
+				    : !strncmp(root, from, flen) && root[flen] == '/')
+			return nvm_err_r(-1, "tree root %s overlaps the redirected path %s", root,
+					 from);
+	}
 	for (unsigned i = 0; i < rs->n; i++) {
 		struct nvm_rule *r = &rs->r[i];
 		size_t need = rootlen + alias_extra(r);
-
 		char name[sizeof(r->name)];
 
 		memcpy(name, r->name, sizeof(name));

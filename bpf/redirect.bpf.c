@@ -9,8 +9,8 @@
  * sched_process_fork: a child copied from a patched address space gets its
  * copy repaired before it returns to user space.
  *
- * Everything a non-target task pays is the syscall-number switch and one
- * cached cgroup verdict lookup for path syscalls. */
+ * Everything a non-target task pays is the syscall-number switch and, for
+ * path syscalls, one per-task cached cgroup verdict. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -339,7 +339,7 @@ struct match_ctx {
 	__u32 klen;
 	__u32 rule;
 	__u32 span;
-	int state; /* 0 scanning, 1 matched, 2 exact checked, -1 no match */
+	int state; /* 0 scanning, 1 matched, 2 exact checked, 3 alias, -1 no match */
 };
 
 static long match_step(__u64 i, void *data)
@@ -371,6 +371,10 @@ static long match_step(__u64 i, void *data)
 			m->state = -1;
 			return 1;
 		}
+		if (*r == NVM_RULE_ALIAS) {
+			m->state = 3;
+			return 1;
+		}
 		if (*r != NVM_RULE_PREFIX) {
 			m->rule = *r;
 			m->span = j;
@@ -393,21 +397,27 @@ static long match_step(__u64 i, void *data)
 	return 0;
 }
 
-static __always_inline bool match_rule(struct scratch *sc, __u32 *rule,
-				       __u32 *span, __u32 *flags)
+enum match { M_NONE, M_RULE, M_ALIAS };
+
+/* M_ALIAS: the path is already under the tree root, e.g. a string another
+ * thread of this address space has patched. */
+static __always_inline enum match match_rule(struct scratch *sc, __u32 *rule,
+					     __u32 *span, __u32 *flags)
 {
 	struct match_ctx m = { .sc = sc };
 
 	if (sc->path[0] != '/')
-		return false;
+		return M_NONE;
 	__builtin_memset(&sc->key, 0, sizeof(sc->key));
 	bpf_loop(NVM_PATH_READ, match_step, &m, 0);
+	if (m.state == 3)
+		return M_ALIAS;
 	if (m.state <= 0)
-		return false;
+		return M_NONE;
 	*rule = m.rule;
 	*span = m.span;
 	*flags = m.state == 2 ? NVM_REQ_EXACT : 0;
-	return true;
+	return M_RULE;
 }
 
 static __always_inline void touch_mm(__u64 mm)
@@ -460,6 +470,35 @@ static long join_step(__u64 i, void *data)
 	return 0;
 }
 
+/* Waits to share the patch at key another thread of this address space has
+ * asked for or has in place. Returns true when the syscall is done with (it
+ * shares the patch, or it had to go on without), false when the patch went
+ * away and the path must be looked at again. */
+static __always_inline bool share_patch(struct nvm_patch_key *key)
+{
+	struct join_ctx j = { .key = *key, .outcome = J_WAITING,
+			      .deadline = bpf_ktime_get_ns() + hard_deadline_ns };
+
+	if (!may_spin()) {
+		count(slot_busy);
+		return true;
+	}
+	bpf_loop(1 << 23, join_step, &j, 0);
+	end_spin();
+	if (j.outcome == J_JOINED) {
+		count(shared);
+		track(key);
+		return true;
+	}
+	if (j.outcome == J_GONE)
+		return false;
+	note_miss(0, key->addr, 0);
+	return true;
+}
+
+/* The patches map is only consulted when the path matches a rule (to take or
+ * share its patch) or is already under the tree root (someone's patch), so
+ * a target's other paths cost one read and one rules lookup. */
 static __noinline void enter_path(__u64 mm, __u64 addr)
 {
 	struct nvm_patch_key key = { .mm = mm, .addr = addr };
@@ -468,45 +507,41 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct nvm_patch np = {}, *p;
 		__u32 rule = 0, span = 0, flags = 0;
-		struct scratch *sc;
+		struct scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+		enum match m = M_RULE;
 		int res;
 
-		if (bpf_map_lookup_elem(&patches, &key)) {
-			struct join_ctx j = { .key = key, .outcome = J_WAITING,
-					      .deadline = bpf_ktime_get_ns() + hard_deadline_ns };
-
-			if (!may_spin()) {
-				count(slot_busy);
-				return;
-			}
-			bpf_loop(1 << 23, join_step, &j, 0);
-			end_spin();
-			if (j.outcome == J_JOINED) {
-				count(shared);
-				track(&key);
-				return;
-			}
-			if (j.outcome == J_GONE)
-				continue;
-			note_miss(0, addr, 0);
-			return;
-		}
-		sc = bpf_map_lookup_elem(&scratch, &zero);
 		if (!sc)
 			return;
 		if (bpf_probe_read_user_str(sc->path, NVM_PATH_READ, (void *)addr) < 0) {
 			/* Not mapped in yet (a fresh fork): the agent reads it. */
 			flags = NVM_REQ_UNREAD;
 			count(read_faults);
-		} else if (!match_rule(sc, &rule, &span, &flags)) {
-			return;
 		} else {
-			count(matched);
+			m = match_rule(sc, &rule, &span, &flags);
+			if (m == M_NONE)
+				return;
+		}
+		if (m == M_ALIAS) {
+			/* No patch here now: either the path names the tree
+			 * itself, or its patch was restored after we read it;
+			 * read again (the last attempt lets it go as it is). */
+			if (!bpf_map_lookup_elem(&patches, &key))
+				continue;
+			if (share_patch(&key))
+				return;
+			continue;
 		}
 		np.word = NVM_PATCH_WORD(NVM_PATCH_PENDING, 1);
 		np.since = bpf_ktime_get_ns();
-		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST))
-			continue; /* another thread just asked for it: share */
+		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST)) {
+			/* Another thread has asked for this patch: share it. */
+			if (share_patch(&key))
+				return;
+			continue;
+		}
+		if (!(flags & NVM_REQ_UNREAD))
+			count(matched);
 		touch_mm(mm);
 		struct nvm_ask rq = { .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
 				      .span = span, .mm = mm, .addr = addr };

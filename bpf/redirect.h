@@ -12,6 +12,7 @@
 #define NVM_MAX_SLOTS  512  /* CPUs: one request slot each */
 #define NVM_MAX_LEVELS 32   /* cgroup depth searched for a target ancestor */
 #define NVM_RULE_PREFIX 0xffffffffu /* rules map value: "a rule starts here" */
+#define NVM_RULE_ALIAS  0xfffffffeu /* rules map value: the tree root itself */
 /* A fork shortly after a patch existed in the parent gets its copy fixed. */
 #define NVM_RECENT_NS  (1000ULL * 1000 * 1000)
 

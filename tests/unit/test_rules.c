@@ -50,6 +50,21 @@ static void too_long_a_root_is_refused_with_lengths(void **state)
 	assert_int_equal(rules_build(&model, "/var/run/nvmx", false, &rs), 0);
 }
 
+static void a_root_overlapping_a_redirected_path_is_refused(void **state)
+{
+	static const char *const bad[] = { "/sys/module", "/sys/module/nvidia", "/proc/driver/nvidia/x" };
+	struct nvm_rules rs;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		capture_begin();
+		assert_int_equal(rules_build(&model, bad[i], false, &rs), -1);
+		assert_non_null(strstr(capture_end(), "overlaps the redirected path"));
+	}
+	/* A shared beginning is not an overlap. */
+	assert_int_equal(rules_build(&model, "/sys/mod", false, &rs), 0);
+}
+
 static void matches_at_component_boundaries(void **state)
 {
 	struct nvm_rules rs;
@@ -97,6 +112,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_alias_fits_its_path),
 		cmocka_unit_test(too_long_a_root_is_refused_with_lengths),
+		cmocka_unit_test(a_root_overlapping_a_redirected_path_is_refused),
 		cmocka_unit_test(matches_at_component_boundaries),
 		cmocka_unit_test(replacement_pads_in_front),
 	};
