@@ -103,13 +103,6 @@ int fs_remove_tree(const char *path)
 	return 0;
 }
 
-bool fs_is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 ssize_t fs_read(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

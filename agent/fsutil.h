@@ -17,7 +17,6 @@ int fs_mkdirs(const char *path);
 int fs_symlink(const char *target, const char *dir, const char *name);
 /* rm -rf; refuses "/" and relative paths. */
 int fs_remove_tree(const char *path);
-bool fs_is_dir(const char *path);
 /* Reads a whole small file into buf (NUL-terminated); returns its length or -errno. */
 ssize_t fs_read(const char *path, char *buf, size_t len);
 

@@ -171,19 +171,3 @@ int ydoc_int(struct ydoc *y, yaml_node_t *n, const char *path, int64_t min,
 	*out = v;
 	return 0;
 }
-
-int ydoc_bool(struct ydoc *y, yaml_node_t *n, const char *path, bool *out)
-{
-	static const char *const yes[] = { "true", "yes", "on", "1" };
-	static const char *const no[] = { "false", "no", "off", "0" };
-
-	if (want_scalar(y, n, path, "true or false"))
-		return -1;
-	for (size_t i = 0; i < 4; i++) {
-		if (!strcasecmp(scalar(n), yes[i]))
-			return *out = true, 0;
-		if (!strcasecmp(scalar(n), no[i]))
-			return *out = false, 0;
-	}
-	return ydoc_fail(y, n, path, "expected true or false, found \"%s\"", scalar(n));
-}
