@@ -204,15 +204,13 @@ static void answer_status(struct agent *a)
 		json_object_array_add(tj, json_object_new_string(a->targets[i].path));
 	json_object_object_add(o, "targets", tj);
 	kj = json_object_new_object();
-#define K(f) json_object_object_add(kj, #f, json_object_new_uint64(k.f))
-	K(matched); K(rewritten); K(shared); K(restored); K(deadline_misses);
-	K(read_faults); K(fork_fixups); K(slot_busy); K(deferred);
+#define K(f) json_object_object_add(kj, #f, json_object_new_uint64(k.f));
+	NVM_KSTATS_FIELDS(K)
 #undef K
 	json_object_object_add(o, "kernel", kj);
 	aj = json_object_new_object();
-#define A(f) json_object_object_add(aj, #f, json_object_new_uint64(s.f))
-	A(requests); A(patched); A(restored); A(nomatch); A(late); A(late_restores);
-	A(fork_repairs); A(errors);
+#define A(f) json_object_object_add(aj, #f, json_object_new_uint64(s.f));
+	NVM_ASTATS_FIELDS(A)
 #undef A
 	json_object_object_add(o, "agent", aj);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |

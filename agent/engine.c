@@ -207,18 +207,25 @@ void engine_stats_line(struct engine *e, char *buf, unsigned len)
 {
 	struct nvm_kstats k;
 	struct nvm_astats a;
+	const char *sep = "";
+	size_t off = 0;
 
 	engine_stats(e, &k, &a);
-	snprintf(buf, len,
-		 "matched %llu, rewritten %llu, shared %llu, restored %llu, deadline misses %llu, "
-		 "read faults %llu, fork fixups %llu, busy %llu, deferred %llu, agent errors %llu, "
-		 "late %llu",
-		 (unsigned long long)k.matched, (unsigned long long)k.rewritten,
-		 (unsigned long long)k.shared, (unsigned long long)k.restored,
-		 (unsigned long long)k.deadline_misses, (unsigned long long)k.read_faults,
-		 (unsigned long long)k.fork_fixups, (unsigned long long)k.slot_busy,
-		 (unsigned long long)k.deferred,
-		 (unsigned long long)a.errors, (unsigned long long)(a.late + a.late_restores));
+	buf[0] = '\0';
+#define LINE(v, f)                                                               \
+	if (off < len) {                                                         \
+		off += (size_t)snprintf(buf + off, len - off, "%s" #f " %llu", sep,  \
+					(unsigned long long)v.f);                \
+		sep = ", ";                                                      \
+	}
+#define K(f) LINE(k, f)
+#define A(f) LINE(a, f)
+	NVM_KSTATS_FIELDS(K)
+	sep = "; agent: ";
+	NVM_ASTATS_FIELDS(A)
+#undef K
+#undef A
+#undef LINE
 }
 
 void engine_stop(struct engine *e)

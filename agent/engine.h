@@ -28,6 +28,14 @@ struct nvm_astats {
 	uint64_t errors;         /* memory not as expected, or I/O failures */
 };
 
+/* The counters by name, for every place that prints them. */
+#define NVM_KSTATS_FIELDS(X)                                                   \
+	X(matched) X(rewritten) X(shared) X(restored) X(deadline_misses)        \
+	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)
+#define NVM_ASTATS_FIELDS(X)                                                   \
+	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
+	X(fork_repairs) X(errors)
+
 struct engine;
 
 /* Loads and attaches everything and starts the service threads. Returns 0 or
