@@ -14,7 +14,7 @@ T=$cg2/nvmb-target
 ROOT=/run/nvb
 LOG=/tmp/nvmb-agent.log
 mkdir -p "$T"
-trap 'stop_agent; rmdir "$T" 2>/dev/null' EXIT
+on_exit 'stop_agent; rmdir "$T" 2>/dev/null'
 pin() { taskset -c 0 "$@"; }
 ns() { sed -n 's/ns_per_op=//p'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }

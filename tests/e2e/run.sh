@@ -13,7 +13,7 @@ e2e_cleanup() {
 	[ -n "${slurm_cleanup:-}" ] && $slurm_cleanup
 	remove_cgroups "$T" "$O"
 }
-trap e2e_cleanup EXIT
+on_exit e2e_cleanup
 started=$(date +%s)
 
 . tests/e2e/readers.sh

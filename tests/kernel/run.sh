@@ -16,7 +16,7 @@ cleanup() {
 	remove_cgroups "$T/later" "$T" "$O"
 	rm -rf "$work"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 echo "== probe"
 p=$("$nvm" probe 2>&1)

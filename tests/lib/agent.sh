@@ -16,6 +16,15 @@ setup_suite() {
 	mkdir -p "$LOGS" "$T" "$O"
 }
 
+# on_exit CMD: runs CMD when the script ends, also when it is killed by a
+# signal or its output pipe closes, so no agent outlives its test.
+on_exit() {
+	trap "$1" EXIT
+	trap "exit 130" INT
+	trap "exit 143" TERM HUP
+	trap "exit 141" PIPE
+}
+
 # remove_cgroups DIR...: kills what is left in each, then removes it.
 remove_cgroups() {
 	for c in "$@"; do
