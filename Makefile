@@ -10,9 +10,9 @@ BPFTOOL  ?= bpftool
 PKGS     := libbpf yaml-0.1 json-c
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -Wno-format-truncation \
-            -D_GNU_SOURCE -I$(OUT)/bpf -Ibpf -Iagent \
+            -D_GNU_SOURCE -I$(OUT)/bpf -Ibpf -Iagent -Invml \
             $(shell pkg-config --cflags $(PKGS))
-LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lelf -lz -lpthread
+LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lelf -lz -lpthread -ldl
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 ifeq ($(V),1)
@@ -39,7 +39,15 @@ HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/hel
 PREFIX   ?= /usr/local
 
 .PHONY: all clean test unit ktest e2e bench demo helpers install
-all: $(OUT)/nvmirage
+all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
+
+# The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
+# take the API's arguments and use none of them.)
+$(OUT)/libnvidia-ml.so.1: nvml/nvml.c nvml/nvml.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden -Invml \
+		-Wl,-soname,libnvidia-ml.so.1 $< -o $@ -lpthread
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
@@ -87,7 +95,12 @@ $(OUT)/helpers/libshim.so: tests/bench/shim.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
 
-helpers: $(HELPERS) $(OUT)/helpers/libshim.so
+$(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS) nvml/nvml.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1
 
 unit: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage
 	$(Q)tests/run-unit.sh $(OUT)

@@ -140,6 +140,33 @@ static int mirror_host_dir(const struct nvm_model *m, const char *host,
 	return ret;
 }
 
+/* What NVML reports and no driver file carries (memory, architecture, ...),
+ * for nvmirage's libnvidia-ml. It lives under sys/module/nvidia, a redirected
+ * path, so only processes that see the profile's driver files see it. */
+static int render_nvml_extras(const struct nvm_model *m, const char *tree)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/sys/module/nvidia/nvmirage", tree);
+	if (fs_mkdirs(dir) ||
+	    fs_printf(dir, "system", "cuda_version=%s\nnvml_version=%s\n", m->cuda_version,
+		      m->nvml_version))
+		return -1;
+	for (unsigned i = 0; i < m->ngpus; i++) {
+		const struct nvm_gpu *g = &m->gpus[i];
+
+		if (fs_printf(dir, g->bus_id,
+			      "index=%u\nname=%s\nbrand=%s\narchitecture=%s\nserial=%s\n"
+			      "board_part_number=%s\nmemory_total=%llu\nmemory_reserved=%llu\n"
+			      "cc_major=%u\ncc_minor=%u\n",
+			      g->index, g->name, g->brand, g->architecture, g->serial,
+			      g->board_part_number, (unsigned long long)g->memory_total,
+			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor))
+			return -1;
+	}
+	return 0;
+}
+
 int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		 const char *tree)
 {
@@ -200,5 +227,5 @@ int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 	if (fs_mkdirs(dir) || fs_printf(dir, "version", "%s\n", m->driver_version) ||
 	    fs_printf(dir, "initstate", "live\n"))
 		return -1;
-	return 0;
+	return render_nvml_extras(m, tree);
 }

@@ -1,0 +1,211 @@
+/* Checks nvmirage's libnvidia-ml.so.1 against a profile: loads the library
+ * with dlopen, as Slurm and nvidia-smi do, and compares every answer with
+ * the profile as nvmirage's own parser reads it.
+ *   check_nvml LIB PROFILE      in a target cgroup: every function
+ *   check_nvml LIB --outside    outside: nvmlInit says the driver is absent
+ * Prints "N passed, N failed". */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "nvml.h"
+#include "profile.h"
+
+static int passed, failed;
+static void *lib;
+
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		if (cond) {                                                     \
+			passed++;                                               \
+		} else {                                                        \
+			failed++;                                               \
+			printf("FAIL: " __VA_ARGS__);                           \
+			printf("\n");                                           \
+		}                                                               \
+	} while (0)
+
+/* Looks a function up by its exported name and casts it to its type. */
+#define FN(type, name) ((type)sym(#name))
+static void *sym(const char *name)
+{
+	void *p = dlsym(lib, name);
+
+	if (!p) {
+		printf("FAIL: %s is not exported\n", name);
+		failed++;
+	}
+	return p;
+}
+
+typedef nvmlReturn_t (*f_void)(void);
+typedef nvmlReturn_t (*f_str)(char *, unsigned int);
+typedef nvmlReturn_t (*f_int)(int *);
+typedef nvmlReturn_t (*f_uint)(unsigned int *);
+typedef nvmlReturn_t (*f_handle)(unsigned int, nvmlDevice_t *);
+typedef nvmlReturn_t (*f_lookup)(const char *, nvmlDevice_t *);
+typedef nvmlReturn_t (*f_dstr)(nvmlDevice_t, char *, unsigned int);
+typedef nvmlReturn_t (*f_duint)(nvmlDevice_t, unsigned int *);
+typedef nvmlReturn_t (*f_d2int)(nvmlDevice_t, int *, int *);
+typedef nvmlReturn_t (*f_d2uint)(nvmlDevice_t, unsigned int *, unsigned int *);
+typedef nvmlReturn_t (*f_pci)(nvmlDevice_t, nvmlPciInfo_t *);
+typedef nvmlReturn_t (*f_mem)(nvmlDevice_t, nvmlMemory_t *);
+typedef nvmlReturn_t (*f_mem2)(nvmlDevice_t, nvmlMemory_v2_t *);
+typedef nvmlReturn_t (*f_bar1)(nvmlDevice_t, nvmlBAR1Memory_t *);
+typedef nvmlReturn_t (*f_brand)(nvmlDevice_t, nvmlBrandType_t *);
+typedef nvmlReturn_t (*f_arch)(nvmlDevice_t, nvmlDeviceArchitecture_t *);
+typedef nvmlReturn_t (*f_aff)(nvmlDevice_t, unsigned int, unsigned long *);
+typedef nvmlReturn_t (*f_state)(nvmlDevice_t, nvmlEnableState_t *);
+typedef nvmlReturn_t (*f_procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
+typedef nvmlReturn_t (*f_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+typedef const char *(*f_err)(nvmlReturn_t);
+
+static unsigned arch_of(const char *name)
+{
+	return !strcmp(name, "Blackwell") ? NVML_DEVICE_ARCH_BLACKWELL
+	     : !strcmp(name, "Hopper") ? NVML_DEVICE_ARCH_HOPPER
+	     : !strcmp(name, "Ampere") ? NVML_DEVICE_ARCH_AMPERE : NVML_DEVICE_ARCH_UNKNOWN;
+}
+
+static void check_device(const struct nvm_model *m, unsigned i, nvmlDevice_t d)
+{
+	const struct nvm_gpu *g = &m->gpus[i];
+	struct nvm_cpuset want, online;
+	char s[128], bus[32];
+	nvmlPciInfo_t pci;
+	nvmlMemory_t mem;
+	nvmlMemory_v2_t mem2 = { .version = nvmlMemory_v2 };
+	nvmlBAR1Memory_t bar1;
+	nvmlBrandType_t brand;
+	nvmlDeviceArchitecture_t arch;
+	nvmlEnableState_t state;
+	unsigned long aff[4096 / 64];
+	unsigned u = 99, u2 = 99, pcount = 7;
+	int major = 0, minor = 0;
+	nvmlDevice_t other;
+
+	CHECK(FN(f_dstr, nvmlDeviceGetName)(d, s, sizeof(s)) == 0 && !strcmp(s, g->name),
+	      "gpu %u name %s, want %s", i, s, g->name);
+	CHECK(FN(f_dstr, nvmlDeviceGetName)(d, s, 4) == NVML_ERROR_INSUFFICIENT_SIZE,
+	      "gpu %u name into 4 bytes: want INSUFFICIENT_SIZE", i);
+	CHECK(FN(f_dstr, nvmlDeviceGetUUID)(d, s, sizeof(s)) == 0 && !strcmp(s, g->uuid),
+	      "gpu %u uuid %s, want %s", i, s, g->uuid);
+	CHECK(FN(f_dstr, nvmlDeviceGetSerial)(d, s, sizeof(s)) == 0 && !strcmp(s, g->serial),
+	      "gpu %u serial %s, want %s", i, s, g->serial);
+	CHECK(FN(f_dstr, nvmlDeviceGetBoardPartNumber)(d, s, sizeof(s)) == 0 &&
+		      !strcmp(s, g->board_part_number), "gpu %u part number %s", i, s);
+	CHECK(FN(f_dstr, nvmlDeviceGetVbiosVersion)(d, s, sizeof(s)) == 0 &&
+		      !strcmp(s, g->vbios_version), "gpu %u vbios %s", i, s);
+	CHECK(FN(f_brand, nvmlDeviceGetBrand)(d, &brand) == 0 && brand == NVML_BRAND_NVIDIA,
+	      "gpu %u brand %d", i, brand);
+	CHECK(FN(f_arch, nvmlDeviceGetArchitecture)(d, &arch) == 0 && arch == arch_of(g->architecture),
+	      "gpu %u architecture %u for %s", i, arch, g->architecture);
+	CHECK(FN(f_d2int, nvmlDeviceGetCudaComputeCapability)(d, &major, &minor) == 0 &&
+		      major == (int)g->cc_major && minor == (int)g->cc_minor,
+	      "gpu %u compute capability %d.%d", i, major, minor);
+	CHECK(FN(f_duint, nvmlDeviceGetMinorNumber)(d, &u) == 0 && u == g->minor,
+	      "gpu %u minor %u, want %u", i, u, g->minor);
+	CHECK(FN(f_duint, nvmlDeviceGetIndex)(d, &u) == 0 && u == i, "gpu %u index %u", i, u);
+	CHECK(FN(f_pci, nvmlDeviceGetPciInfo_v3)(d, &pci) == 0 && pci.domain == g->domain &&
+		      pci.bus == g->bus && pci.device == g->device &&
+		      pci.pciDeviceId == ((unsigned)g->device_id << 16 | g->vendor_id) &&
+		      pci.pciSubSystemId == ((unsigned)g->subsystem_device << 16 | g->subsystem_vendor),
+	      "gpu %u pci info", i);
+	snprintf(bus, sizeof(bus), "%08X:%02X:%02X.%X", g->domain, g->bus, g->device, g->function);
+	CHECK(!strcmp(pci.busId, bus), "gpu %u busId %s, want %s", i, pci.busId, bus);
+	CHECK(FN(f_pci, nvmlDeviceGetPciInfo)(d, &pci) == 0 && !strcmp(pci.busId, bus),
+	      "gpu %u unversioned PciInfo", i);
+	CHECK(FN(f_lookup, nvmlDeviceGetHandleByPciBusId_v2)(g->bus_id, &other) == 0 && other == d,
+	      "gpu %u handle by bus id %s", i, g->bus_id);
+	CHECK(FN(f_lookup, nvmlDeviceGetHandleByPciBusId_v2)(bus, &other) == 0 && other == d,
+	      "gpu %u handle by NVML bus id %s", i, bus);
+	CHECK(FN(f_lookup, nvmlDeviceGetHandleByUUID)(g->uuid, &other) == 0 && other == d,
+	      "gpu %u handle by uuid", i);
+	CHECK(FN(f_lookup, nvmlDeviceGetHandleBySerial)(g->serial, &other) == 0 && other == d,
+	      "gpu %u handle by serial", i);
+	CHECK(FN(f_mem, nvmlDeviceGetMemoryInfo)(d, &mem) == 0 && mem.total == g->memory_total &&
+		      mem.free + mem.used == mem.total, "gpu %u memory %llu", i, mem.total);
+	CHECK(FN(f_mem2, nvmlDeviceGetMemoryInfo_v2)(d, &mem2) == 0 && mem2.total == g->memory_total &&
+		      mem2.reserved == g->memory_reserved, "gpu %u memory v2", i);
+	mem2.version = 1;
+	CHECK(FN(f_mem2, nvmlDeviceGetMemoryInfo_v2)(d, &mem2) == NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+	      "gpu %u memory v2 with a wrong version", i);
+	CHECK(FN(f_bar1, nvmlDeviceGetBAR1MemoryInfo)(d, &bar1) == 0 && bar1.bar1Total > 0,
+	      "gpu %u BAR1", i);
+	CHECK(FN(f_duint, nvmlDeviceGetNumaNodeId)(d, &u) == 0 &&
+		      (int)u == m->roots[g->root].numa_node, "gpu %u NUMA node %u", i, u);
+	/* CPU affinity: local_cpulist, the profile's clipped to online CPUs. */
+	cpuset_read_file(&online, "/sys/devices/system/cpu/online");
+	model_gpu_cpus(m, g, &online, &want);
+	CHECK(FN(f_aff, nvmlDeviceGetCpuAffinity)(d, 4096 / 64, aff) == 0 &&
+		      !memcmp(aff, want.bits, sizeof(aff)), "gpu %u CPU affinity", i);
+	CHECK(FN(f_state, nvmlDeviceGetPersistenceMode)(d, &state) == 0 &&
+		      state == NVML_FEATURE_ENABLED, "gpu %u persistence", i);
+	CHECK(FN(f_d2uint, nvmlDeviceGetMigMode)(d, &u, &u2) == 0 && u == 0 && u2 == 0,
+	      "gpu %u MIG disabled", i);
+	CHECK(FN(f_procs, nvmlDeviceGetComputeRunningProcesses_v3)(d, &pcount, NULL) == 0 &&
+		      pcount == 0, "gpu %u no running processes", i);
+	CHECK(FN(f_clock, nvmlDeviceGetClockInfo)(d, NVML_CLOCK_SM, &u) == NVML_ERROR_NOT_SUPPORTED,
+	      "gpu %u clocks: NOT_SUPPORTED", i);
+}
+
+int main(int argc, char **argv)
+{
+	static struct nvm_model m;
+	char s[128], want[32];
+	unsigned count = 0;
+	int cuda = 0;
+
+	if (argc != 3)
+		return fprintf(stderr, "usage: check_nvml LIB PROFILE|--outside\n"), 2;
+	lib = dlopen(argv[1], RTLD_NOW);
+	if (!lib)
+		return printf("FAIL: dlopen: %s\n0 passed, 1 failed\n", dlerror()), 1;
+	if (!strcmp(argv[2], "--outside")) {
+		nvmlReturn_t r = FN(f_void, nvmlInit_v2)();
+
+		CHECK(r == NVML_ERROR_DRIVER_NOT_LOADED, "outside: nvmlInit_v2 gave %d", r);
+		CHECK(!strcmp(FN(f_err, nvmlErrorString)(r), "Driver Not Loaded"), "error string");
+		CHECK(FN(f_uint, nvmlDeviceGetCount_v2)(&count) == NVML_ERROR_UNINITIALIZED,
+		      "outside: count without init");
+		printf("%d passed, %d failed\n", passed, failed);
+		return failed != 0;
+	}
+	if (profile_load(argv[2], 0, &m))
+		return printf("0 passed, 1 failed\n"), 1;
+	CHECK(FN(f_void, nvmlInit_v2)() == 0, "nvmlInit_v2");
+	CHECK(FN(f_void, nvmlInit)() == 0, "nvmlInit (second reference)");
+	CHECK(FN(f_str, nvmlSystemGetDriverVersion)(s, sizeof(s)) == 0 && !strcmp(s, m.driver_version),
+	      "driver version %s, want %s", s, m.driver_version);
+	CHECK(FN(f_str, nvmlSystemGetNVMLVersion)(s, sizeof(s)) == 0 && !strcmp(s, m.nvml_version),
+	      "NVML version %s, want %s", s, m.nvml_version);
+	snprintf(want, sizeof(want), "%s", m.cuda_version);
+	CHECK(FN(f_int, nvmlSystemGetCudaDriverVersion_v2)(&cuda) == 0 &&
+		      cuda == atoi(want) * 1000 + atoi(strchr(want, '.') + 1) * 10,
+	      "CUDA driver version %d for %s", cuda, want);
+	CHECK(FN(f_uint, nvmlDeviceGetCount_v2)(&count) == 0 && count == m.ngpus,
+	      "count %u, want %u", count, m.ngpus);
+	CHECK(FN(f_uint, nvmlDeviceGetCount)(&count) == 0 && count == m.ngpus, "unversioned count");
+	for (unsigned i = 0; i < count && i < m.ngpus; i++) {
+		nvmlDevice_t d, d1;
+
+		CHECK(FN(f_handle, nvmlDeviceGetHandleByIndex_v2)(i, &d) == 0, "handle %u", i);
+		CHECK(FN(f_handle, nvmlDeviceGetHandleByIndex)(i, &d1) == 0 && d1 == d, "handle v1 %u", i);
+		check_device(&m, i, d);
+	}
+	CHECK(FN(f_handle, nvmlDeviceGetHandleByIndex_v2)(count, &(nvmlDevice_t){ 0 }) ==
+		      NVML_ERROR_INVALID_ARGUMENT, "handle past the last GPU");
+	CHECK(FN(f_lookup, nvmlDeviceGetHandleByUUID)("GPU-00000000-0000-0000-0000-000000000000",
+						       &(nvmlDevice_t){ 0 }) == NVML_ERROR_NOT_FOUND,
+	      "unknown UUID: NOT_FOUND");
+	CHECK(FN(f_void, nvmlShutdown)() == 0, "shutdown 1");
+	CHECK(FN(f_uint, nvmlDeviceGetCount_v2)(&count) == 0, "still initialised after one shutdown");
+	CHECK(FN(f_void, nvmlShutdown)() == 0, "shutdown 2");
+	CHECK(FN(f_uint, nvmlDeviceGetCount_v2)(&count) == NVML_ERROR_UNINITIALIZED,
+	      "uninitialised after the last shutdown");
+	CHECK(FN(f_void, nvmlShutdown)() == NVML_ERROR_UNINITIALIZED, "shutdown once too often");
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
