@@ -38,14 +38,23 @@ static int add_path(int fd, const char *path, __u32 v)
 	return 0;
 }
 
+static void add_first_char(struct engine *e, unsigned char c)
+{
+	e->skel->bss->first_chars[c >> 5] |= 1u << (c & 31);
+}
+
 /* Every rule, and the tree root (paths already rewritten to an alias). */
 static int load_rules(struct engine *e)
 {
 	int fd = bpf_map__fd(e->skel->maps.rules);
 
-	for (unsigned i = 0; i < e->rules.n; i++)
+	add_first_char(e, '/');
+	add_first_char(e, (unsigned char)e->opts.root[1]);
+	for (unsigned i = 0; i < e->rules.n; i++) {
+		add_first_char(e, (unsigned char)e->rules.r[i].from[1]);
 		if (add_path(fd, e->rules.r[i].from, i))
 			return -1;
+	}
 	return add_path(fd, e->opts.root, NVM_RULE_ALIAS);
 }
 

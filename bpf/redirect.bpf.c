@@ -39,6 +39,10 @@ struct nvm_kstats kstats;
  * known to be polling (CLOCK_MONOTONIC ns, refreshed by the agent). */
 volatile __u32 spinners;
 volatile __u64 agent_poll_until;
+/* The bytes that follow the leading '/' of any rule or of the tree root
+ * (and '/' itself, for "//..."), as a 256-bit set: most paths leave on their
+ * second byte, before the path is copied or matched. Set by the agent. */
+__u32 first_chars[8];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -503,6 +507,12 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 {
 	struct nvm_patch_key key = { .mm = mm, .addr = addr };
 	__u32 zero = 0;
+	unsigned char head[2];
+
+	/* Unreadable here: the full read below fails too and the agent reads it. */
+	if (bpf_probe_read_user(head, sizeof(head), (void *)addr) == 0 &&
+	    (head[0] != '/' || !(first_chars[(head[1] >> 5) & 7] >> (head[1] & 31) & 1)))
+		return;
 
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct nvm_patch np = {}, *p;
