@@ -26,6 +26,8 @@ struct nvm_astats {
 	uint64_t late_restores;  /* patches restored by the janitor */
 	uint64_t fork_repairs;   /* bytes repaired in fork children */
 	uint64_t errors;         /* memory not as expected, or I/O failures */
+	uint64_t claim_us_max;   /* longest a request waited to be claimed */
+	uint64_t claim_us_total; /* summed, for the mean over requests */
 };
 
 /* The counters by name, for every place that prints them. */
@@ -34,7 +36,7 @@ struct nvm_astats {
 	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
-	X(fork_repairs) X(errors)
+	X(fork_repairs) X(errors) X(claim_us_max) X(claim_us_total)
 
 struct engine;
 

@@ -161,6 +161,15 @@ static bool serve_slot(struct engine *e, unsigned i)
 
 	pthread_mutex_lock(&e->lock);
 	e->astats.requests++;
+	{
+		/* How long the task waited for a thread to claim it: mostly the
+		 * wake-up of an agent thread when none was polling. */
+		uint64_t waited = (now_ns() - req.posted_ns) / 1000;
+
+		e->astats.claim_us_total += waited;
+		if (waited > e->astats.claim_us_max)
+			e->astats.claim_us_max = waited;
+	}
 	fd = memio_fd(e->mem, req.tgid, req.tid, req.mm);
 	if (fd < 0) {
 		res = NVM_RES_FAILED;

@@ -284,6 +284,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	s->addr = rq->addr;
 	s->parent_mm = rq->parent_mm;
 	s->result = -1;
+	s->posted_ns = bpf_ktime_get_ns();
 	if (path)
 		__builtin_memcpy(s->path, path, NVM_PATH_READ);
 	else

@@ -63,6 +63,7 @@ struct nvm_slot {
 	__u64 parent_mm;      /* FORKFIX: the parent's address space */
 	__s32 result;
 	__u32 pad;
+	__u64 posted_ns;       /* when the kernel posted it (CLOCK_MONOTONIC) */
 	char path[NVM_PATH_READ]; /* the path as the kernel read it */
 };
 

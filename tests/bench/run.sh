@@ -42,6 +42,8 @@ start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" --linger-us 500 
 r=$("$in_cgroup" "$T" "$bench" latency "$L" 2000 /proc/driver/nvidia/version)
 echo "  (3) nvmirage:                 $r   target median <= 60, p99 <= 1000"
 echo "      deadline misses: $(status_field "$ROOT" kernel deadline_misses), busy: $(status_field "$ROOT" kernel slot_busy)"
+req=$(status_field "$ROOT" agent requests); claimed=$(status_field "$ROOT" agent claim_us_total)
+echo "      waiting to be claimed: mean $((claimed / (req ? req : 1))) us over $req requests (patches and restores), max $(status_field "$ROOT" agent claim_us_max) us"
 stop_agent
 "$nvm" -q render --profile gb300 --root "$ROOT"
 r=$(NVM_SHIM_ROOT=$ROOT LD_PRELOAD=$shim "$bench" latency "$L" 2000 /proc/driver/nvidia/version)
