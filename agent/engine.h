@@ -28,6 +28,7 @@ struct nvm_astats {
 	uint64_t errors;         /* memory not as expected, or I/O failures */
 	uint64_t claim_us_max;   /* longest a request waited to be claimed */
 	uint64_t claim_us_total; /* summed, for the mean over requests */
+	uint64_t realtime_threads; /* service threads running SCHED_FIFO */
 };
 
 /* The counters by name, for every place that prints them. */
@@ -36,7 +37,8 @@ struct nvm_astats {
 	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
-	X(fork_repairs) X(errors) X(claim_us_max) X(claim_us_total)
+	X(fork_repairs) X(errors) X(claim_us_max) X(claim_us_total)         \
+	X(realtime_threads)
 
 struct engine;
 

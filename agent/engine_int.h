@@ -3,6 +3,7 @@
 #define NVM_ENGINE_INT_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "engine.h"
@@ -20,6 +21,8 @@ struct service_thread {
 	int epfd;
 	int wake_fd;                     /* eventfd: "take over polling" */
 	bool started;
+	int rt;                          /* enum rt_outcome, set by the thread */
+	char rt_why[256];
 };
 
 struct engine {
@@ -45,6 +48,7 @@ struct engine {
 	_Atomic uint64_t linger_until;   /* polling ends then, unless work comes */
 	unsigned nthreads;
 	struct service_thread *threads;
+	sem_t threads_ready;             /* each thread posts once it set its policy */
 };
 
 int service_start(struct engine *e);

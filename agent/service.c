@@ -22,6 +22,7 @@
 
 #include "engine_int.h"
 #include "log.h"
+#include "realtime.h"
 #include "redirect.skel.h"
 
 uint64_t now_ns(void)
@@ -229,7 +230,8 @@ static void drain_bell(struct engine *e)
 
 static void hand_off(struct engine *e, struct service_thread *t)
 {
-	struct service_thread *next = &e->threads[(t->idx + 1) % e->nthreads];
+	unsigned n = e->nthreads; /* grows while the threads start */
+	struct service_thread *next = &e->threads[(t->idx + 1) % (n ? n : 1)];
 	uint64_t one = 1;
 
 	if (next != t && write(next->wake_fd, &one, sizeof(one)) != sizeof(one))
@@ -277,12 +279,44 @@ static void linger(struct engine *e, struct service_thread *t)
 		*poll_until = 0;
 }
 
+#define RT_PRIORITY 50
+
+/* Says once what scheduling the threads got, and why. */
+static void log_policy(struct engine *e)
+{
+	unsigned rt = 0, moved = 0;
+	const char *why = NULL;
+
+	for (unsigned i = 0; i < e->nthreads; i++) {
+		struct service_thread *t = &e->threads[i];
+
+		rt += t->rt != RT_REFUSED;
+		moved += t->rt == RT_MOVED;
+		if (t->rt != RT_OK && !why)
+			why = t->rt_why;
+	}
+	e->astats.realtime_threads = rt;
+	if (moved)
+		nvm_info("patch service: %s", why);
+	if (rt == e->nthreads)
+		nvm_info("patch service: %u threads, one pinned to each CPU, SCHED_FIFO %d, "
+			 "polling %u us after work", e->nthreads, RT_PRIORITY, e->opts.linger_us);
+	else
+		nvm_warn("patch service: only %u of %u threads got SCHED_FIFO (%s): a waiting "
+			 "task's answer may wait for a time slice, and under load paths can go "
+			 "unredirected", rt, e->nthreads, why);
+}
+
 static void *service_main(void *arg)
 {
 	struct service_thread *t = arg;
 	struct engine *e = t->e;
 	struct epoll_event ev;
 
+	/* The policy is set here, by the thread, because what makes it
+	 * possible (its cpu cgroup) is per thread. */
+	t->rt = realtime_self(RT_PRIORITY, t->rt_why, sizeof(t->rt_why));
+	sem_post(&e->threads_ready);
 	while (!atomic_load(&e->stop)) {
 		int n = epoll_wait(t->epfd, &ev, 1, 200), owner = 0;
 		bool served;
@@ -318,8 +352,8 @@ int service_start(struct engine *e)
 {
 	cpu_set_t online;
 	unsigned n = 0;
-	bool rt_ok = true;
 
+	sem_init(&e->threads_ready, 0, 0);
 	sched_getaffinity(0, sizeof(online), &online);
 	e->threads = calloc((size_t)CPU_COUNT(&online), sizeof(*e->threads));
 	if (!e->threads)
@@ -327,7 +361,6 @@ int service_start(struct engine *e)
 	for (int cpu = 0; cpu < CPU_SETSIZE && n < (unsigned)CPU_COUNT(&online); cpu++) {
 		struct service_thread *t = &e->threads[n];
 		struct epoll_event ev = { .events = EPOLLIN };
-		struct sched_param sp = { .sched_priority = 50 };
 		pthread_attr_t attr;
 		cpu_set_t one;
 
@@ -355,17 +388,12 @@ int service_start(struct engine *e)
 		}
 		pthread_attr_destroy(&attr);
 		t->started = true;
-		if (pthread_setschedparam(t->thread, SCHED_FIFO, &sp))
-			rt_ok = false;
-		n++;
+		e->nthreads = ++n;
 	}
-	e->nthreads = n;
-	if (rt_ok)
-		nvm_info("patch service: %u threads, one pinned to each CPU, SCHED_FIFO 50, "
-			 "polling %u us after work", n, e->opts.linger_us);
-	else
-		nvm_warn("patch service: %u threads pinned per CPU, but SCHED_FIFO was refused "
-			 "(needs CAP_SYS_NICE): answers may wait for a time slice", n);
+	for (unsigned i = 0; i < n; i++)
+		while (sem_wait(&e->threads_ready) && errno == EINTR)
+			;
+	log_policy(e);
 	return 0;
 }
 
@@ -381,6 +409,7 @@ void service_stop(struct engine *e)
 			close(e->threads[i].wake_fd);
 	}
 	free(e->threads);
+	sem_destroy(&e->threads_ready);
 	e->threads = NULL;
 	e->nthreads = 0;
 }

@@ -14,6 +14,7 @@ work=$(mktemp -d)
 cleanup() {
 	stop_agent
 	remove_cgroups "$T/later" "$T" "$O"
+	[ -z "${NORT:-}" ] || rmdir "$NORT" 2>/dev/null
 	rm -rf "$work"
 }
 on_exit cleanup
@@ -54,6 +55,8 @@ check "agent starts on $T" start_agent "$LOG" --profile gb300 --device-nodes --c
 check_has "log says which strategy" "strategy: assisted" "$(cat "$LOG")"
 check_has "log lists the rules" "rule /proc/driver/nvidia -> $ROOT/p" "$(cat "$LOG")"
 check_has "log names the target" "target cgroup $T" "$(cat "$LOG")"
+check_eq "every patch service thread runs SCHED_FIFO (status)" "$(nproc)" "$(status_field "$ROOT" agent realtime_threads)"
+check_eq "and the kernel says so (/proc policy)" "$(nproc)" "$(fifo_threads "$agent_pid")"
 r=$("$nvm" run --profile gb300 --cgroup "$T" --root /run/nvk2 2>&1); rc=$?
 check_eq "a second agent on the same cgroup is refused: status 2" 2 $rc
 check_has "with a clear message" "is already in use by another nvmirage agent" "$r"
@@ -142,6 +145,12 @@ done
 wait $pids
 n=$(cat "$work"/tree* | grep -c 'tree_bad=0')
 check_eq "8 concurrent process trees on $(nproc) CPUs: all correct, literals intact" 8 "$n"
+if [ "$n" != 8 ]; then
+	# What went wrong, for whoever reads a failed run's log.
+	grep -h -v '^gpu=\|^gpus=\|^version=\|^literals_intact=yes' "$work"/tree* | sort | uniq -c
+	"$nvm" status --root "$ROOT"
+	grep -E 'warning|error' "$LOG" | tail -n 20
+fi
 check_eq "trees: 0 deadline misses" "$misses0" "$(status_field "$ROOT" kernel deadline_misses)"
 check_eq "no agent errors" 0 "$(status_field "$ROOT" agent errors)"
 r=$("$nvm" status --root "$ROOT")
@@ -182,6 +191,30 @@ check "a new agent can take the same root and cgroup" start_agent "$LOG" --profi
 r=$(timeout 20 "$in_cgroup" "$T" "$reader" literal)
 check_has "and serves its profile" "gpus=8" "$r"
 stop_agent
+
+echo "== no real-time budget in the agent's cpu cgroup"
+# Services and containers often run in a cgroup v1 cpu group whose
+# cpu.rt_runtime_us is 0, where SCHED_FIFO is refused: the agent moves its
+# service threads to the hierarchy's root.
+cpu1=$(findmnt -n -t cgroup -O cpu -o TARGET | head -n 1)
+if [ -n "$cpu1" ] && [ -e "$cpu1/cpu.rt_runtime_us" ]; then
+	NORT=$cpu1/nvmk-nort
+	mkdir -p "$NORT" && echo 0 > "$NORT/cpu.rt_runtime_us"
+	sh -c 'echo $$ > "$1/tasks" && shift && exec "$@"' _ "$NORT" \
+		"$nvm" run --profile gb300 --cgroup "$T" --root "$ROOT" > "$LOGS/nort.log" 2>&1 &
+	agent_pid=$!
+	for _ in $(seq 1 100); do grep -q 'ready:' "$LOGS/nort.log" && break; sleep 0.1; done
+	check_has "the agent says it moved its threads, and why" \
+		"cpu cgroup /nvmk-nort has no real-time budget (cpu.rt_runtime_us 0): moved to the root of $cpu1" \
+		"$(cat "$LOGS/nort.log")"
+	check_eq "and they run SCHED_FIFO there" "$(nproc)" "$(fifo_threads "$agent_pid")"
+	r=$(timeout 20 "$in_cgroup" "$T" "$reader" threads 4 200)
+	check_has "and serve: 4 threads x 200 opens all redirected" "good=800 of 800" "$r"
+	stop_agent
+	rmdir "$NORT"
+else
+	echo "note: no cgroup v1 cpu hierarchy with real-time budgets here: not checkable"
+fi
 
 echo "== exec"
 r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nve -- "$reader" literal); rc=$?

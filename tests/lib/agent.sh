@@ -67,3 +67,9 @@ stop_agent() {
 status_field() {
 	"$nvm" status --root "$1" -j | python3 -c "import json,sys; print(json.load(sys.stdin)['$2']['$3'])"
 }
+
+# fifo_threads PID: how many threads of PID run SCHED_FIFO (policy 1, field
+# 41 of /proc/PID/task/TID/stat; the name field has no spaces here).
+fifo_threads() {
+	cat /proc/"$1"/task/*/stat 2>/dev/null | awk '$41 == 1' | wc -l
+}

@@ -1,0 +1,21 @@
+/* Real-time scheduling for the patch service's threads. */
+#ifndef NVM_REALTIME_H
+#define NVM_REALTIME_H
+
+#include <stddef.h>
+
+enum rt_outcome {
+	RT_OK,      /* SCHED_FIFO where the thread was */
+	RT_MOVED,   /* SCHED_FIFO after moving to the cpu hierarchy's root */
+	RT_REFUSED, /* still SCHED_OTHER: why says what refused it */
+};
+
+/* Makes the calling thread SCHED_FIFO at prio. When the kernel refuses
+ * because the thread's cgroup v1 "cpu" group has no real-time budget
+ * (cpu.rt_runtime_us is 0, as for most services and containers on kernels
+ * with RT_GROUP_SCHED), moves the thread to the root of that hierarchy, which
+ * has the system's budget, and tries again. why (when not RT_OK) says what
+ * was found and done. */
+enum rt_outcome realtime_self(int prio, char *why, size_t len);
+
+#endif
