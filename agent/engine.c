@@ -108,7 +108,19 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 		return nvm_err_r(-1, "out of memory");
 	e->opts = *o;
 	e->rules = *o->rules;
-	pthread_mutex_init(&e->lock, NULL);
+	{
+		/* Priority inheritance: the main thread (not real-time) also
+		 * takes the lock; if a target task preempted it while it held
+		 * the lock, a real-time service thread would wait behind it
+		 * while that task spins for an answer. Inheritance lifts the
+		 * holder to the waiter's priority, so it finishes at once. */
+		pthread_mutexattr_t ma;
+
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+		pthread_mutex_init(&e->lock, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
 	e->mem = memio_new();
 	if (!e->mem)
 		goto fail;
@@ -207,9 +219,9 @@ void engine_tick(struct engine *e)
 void engine_stats(struct engine *e, struct nvm_kstats *k, struct nvm_astats *a)
 {
 	*k = e->skel->bss->kstats;
-	pthread_mutex_lock(&e->lock);
-	*a = e->astats;
-	pthread_mutex_unlock(&e->lock);
+#define LOAD(f) a->f = __atomic_load_n(&e->astats.f, __ATOMIC_RELAXED);
+	NVM_ASTATS_FIELDS(LOAD)
+#undef LOAD
 }
 
 void engine_stats_line(struct engine *e, char *buf, unsigned len)

@@ -38,7 +38,7 @@ struct engine {
 	int patches_fd;
 	int bell_fd;
 
-	pthread_mutex_t lock;            /* book, memio, astats */
+	pthread_mutex_t lock;            /* the book (see service.c) */
 	struct patchbook book;
 	struct memio *mem;
 	struct nvm_astats astats;

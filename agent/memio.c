@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ struct entry {
 };
 
 struct memio {
+	pthread_mutex_t lock; /* the cache; never held while a file opens */
 	struct entry e[CACHE_SIZE];
 	uint64_t clock;
 };
@@ -25,9 +27,11 @@ struct memio *memio_new(void)
 {
 	struct memio *m = calloc(1, sizeof(*m));
 
-	if (m)
+	if (m) {
+		pthread_mutex_init(&m->lock, NULL);
 		for (int i = 0; i < CACHE_SIZE; i++)
 			m->e[i].fd = -1;
+	}
 	return m;
 }
 
@@ -38,15 +42,13 @@ void memio_free(struct memio *m)
 	for (int i = 0; i < CACHE_SIZE; i++)
 		if (m->e[i].fd >= 0)
 			close(m->e[i].fd);
+	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
 
-int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm)
+/* The cached file of (tgid, mm), or -1. Locked by the caller. */
+static int cached(struct memio *m, uint32_t tgid, uint64_t mm)
 {
-	struct entry *victim = &m->e[0];
-	char path[64];
-	int fd;
-
 	for (int i = 0; i < CACHE_SIZE; i++) {
 		struct entry *e = &m->e[i];
 
@@ -54,17 +56,59 @@ int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm)
 			e->used = ++m->clock;
 			return e->fd;
 		}
+	}
+	return -1;
+}
+
+/* Keeps fd for (tgid, mm) in place of the least recently used file. */
+static void keep(struct memio *m, uint32_t tgid, uint64_t mm, int fd)
+{
+	struct entry *victim = &m->e[0];
+
+	for (int i = 0; i < CACHE_SIZE; i++) {
+		struct entry *e = &m->e[i];
+
 		if (e->fd < 0 || e->used < victim->used)
 			victim = e;
 	}
+	if (victim->fd >= 0)
+		close(victim->fd);
+	*victim = (struct entry){ .tgid = tgid, .mm = mm, .fd = fd, .used = ++m->clock };
+}
+
+int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm)
+{
+	char path[64];
+	int fd, own;
+
+	pthread_mutex_lock(&m->lock);
+	fd = cached(m, tgid, mm);
+	own = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	pthread_mutex_unlock(&m->lock);
+	if (fd >= 0)
+		return own >= 0 ? own : -errno;
+
+	/* Opening can wait (on the process's exec): not under the lock. */
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/mem", tgid, tid);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (victim->fd >= 0)
-		close(victim->fd);
-	*victim = (struct entry){ .tgid = tgid, .mm = mm, .fd = fd, .used = ++m->clock };
-	return fd;
+	pthread_mutex_lock(&m->lock);
+	if (cached(m, tgid, mm) < 0) {
+		own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		keep(m, tgid, mm, fd);
+	} else {
+		own = fd; /* another thread cached one meanwhile: use ours once */
+	}
+	pthread_mutex_unlock(&m->lock);
+	return own >= 0 ? own : -errno;
+}
+
+void memio_put(struct memio *m, int fd)
+{
+	(void)m;
+	if (fd >= 0)
+		close(fd);
 }
 
 int memio_read(int fd, uint64_t addr, void *buf, size_t len)

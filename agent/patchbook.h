@@ -17,6 +17,7 @@ struct patch_rec {
 	uint32_t tgid, tid;   /* a task of the image, to reopen its mem file */
 	uint32_t span;
 	bool live;            /* in place now; else restored, kept as recent */
+	bool busy;            /* a thread is restoring it */
 	uint64_t when_ns;     /* written, or restored */
 	char orig[NVM_PATH_READ];
 	char repl[NVM_PATH_READ];

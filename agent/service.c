@@ -39,6 +39,59 @@ static bool cas(__u64 *p, __u64 old, __u64 new)
 					   __ATOMIC_SEQ_CST);
 }
 
+/* The counters are shared by every thread and read by the main one. */
+#define ASTAT_ADD(e, f, n) __atomic_fetch_add(&(e)->astats.f, (n), __ATOMIC_RELAXED)
+
+static void astat_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, false, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+		;
+}
+
+/* Locking: e->lock guards the book only, and is never held across memory
+ * I/O. Reading another process's memory can sleep (its mmap lock taken by
+ * a fork, its exec in progress): a thread asleep with the book locked would
+ * stop every other thread from answering, while tasks spin on their CPUs.
+ * A record being restored is marked busy, so only one thread touches it. */
+static void book_lock(struct engine *e) { pthread_mutex_lock(&e->lock); }
+static void book_unlock(struct engine *e) { pthread_mutex_unlock(&e->lock); }
+
+/* Marks the live record at (mm, addr) busy and copies it. */
+static bool take_rec(struct engine *e, uint64_t mm, uint64_t addr, struct patch_rec *copy)
+{
+	struct patch_rec *rec;
+	bool ok = false;
+
+	book_lock(e);
+	rec = book_find(&e->book, mm, addr);
+	if (rec && rec->live && !rec->busy) {
+		rec->busy = true;
+		*copy = *rec;
+		ok = true;
+	}
+	book_unlock(e);
+	return ok;
+}
+
+/* Ends what take_rec began: retired (restored, or its process is gone), or
+ * left live for another try. */
+static void put_rec(struct engine *e, const struct patch_rec *copy, bool retire)
+{
+	struct patch_rec *rec;
+
+	book_lock(e);
+	rec = book_find(&e->book, copy->mm, copy->addr);
+	if (rec && rec->busy) {
+		rec->busy = false;
+		if (retire)
+			book_retire(rec, now_ns());
+	}
+	book_unlock(e);
+}
+
 static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 {
 	char cur[NVM_PATH_READ + 1], repl[NVM_PATH_READ];
@@ -53,7 +106,7 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 			return NVM_RES_FAILED;
 		rule = rules_match(&e->rules, cur, &span, &exact);
 		if (rule < 0) {
-			e->astats.nomatch++;
+			ASTAT_ADD(e, nomatch, 1);
 			return NVM_RES_NOMATCH;
 		}
 	} else {
@@ -67,80 +120,106 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 	if (rules_replacement(&e->rules.r[rule], span, exact, repl))
 		return NVM_RES_FAILED;
 
+	/* Booked before it is written, so a fork that copies the bytes in
+	 * between finds the record to repair its copy by. */
+	book_lock(e);
 	rec = book_add(&e->book, s->mm, s->addr);
+	if (rec) {
+		rec->tgid = s->tgid, rec->tid = s->tid, rec->span = span;
+		memcpy(rec->orig, cur, span);
+		memcpy(rec->repl, repl, span);
+		rec->when_ns = now_ns();
+	}
+	book_unlock(e);
 	if (!rec)
 		return NVM_RES_FAILED;
-	rec->tgid = s->tgid, rec->tid = s->tid, rec->span = span;
-	memcpy(rec->orig, cur, span);
-	memcpy(rec->repl, repl, span);
-	rec->when_ns = now_ns();
 	/* cur was read just now, from the parked task: write right after it. */
-	if (memio_write(fd, s->addr, rec->repl, span)) {
-		book_retire(rec, 0);
+	if (memio_write(fd, s->addr, repl, span)) {
+		book_lock(e);
+		rec = book_find(&e->book, s->mm, s->addr);
+		if (rec)
+			book_retire(rec, 0);
+		book_unlock(e);
 		return NVM_RES_FAILED;
 	}
-	e->astats.patched++;
-	nvm_debug("patched pid %u %.*s -> %.*s", s->tid, (int)span, rec->orig, (int)span,
-		  rec->repl);
+	ASTAT_ADD(e, patched, 1);
+	nvm_debug("patched pid %u %.*s -> %.*s", s->tid, (int)span, cur, (int)span, repl);
 	return NVM_RES_OK;
 }
 
-/* Writes the original bytes back if the replacement is still there. */
-static int restore_rec(struct engine *e, struct patch_rec *rec, int fd)
+/* Writes the original bytes back if the replacement is still there. The
+ * record was taken with take_rec; this puts it back, retired. */
+static int restore_rec(struct engine *e, const struct patch_rec *rec, int fd)
 {
 	int r = memio_swap(fd, rec->addr, rec->repl, rec->orig, rec->span);
 
-	book_retire(rec, now_ns());
+	put_rec(e, rec, true);
 	if (r) {
-		e->astats.errors++;
+		ASTAT_ADD(e, errors, 1);
 		nvm_warn("restore in pid %u at 0x%llx: %s", rec->tgid,
 			 (unsigned long long)rec->addr,
 			 r > 0 ? "memory no longer holds the patch; left as is" : strerror(errno));
 		return NVM_RES_FAILED;
 	}
-	e->astats.restored++;
+	ASTAT_ADD(e, restored, 1);
 	return NVM_RES_OK;
 }
 
 static int handle_restore(struct engine *e, const struct nvm_slot *s, int fd)
 {
-	struct patch_rec *rec = book_find(&e->book, s->mm, s->addr);
+	struct patch_rec rec;
 
-	if (!rec || !rec->live)
+	if (!take_rec(e, s->mm, s->addr, &rec))
 		return NVM_RES_FAILED;
-	return restore_rec(e, rec, fd);
+	return restore_rec(e, &rec, fd);
 }
 
 /* A fork child copied its parent's memory while patches were (or had just
  * been) in place: wherever the child still holds a replacement, put the
- * original back. */
+ * original back. The parent's records are copied first, so the child's
+ * memory is read with the book unlocked. */
 static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 {
+	struct patch_rec *recs = NULL;
 	char cur[NVM_PATH_READ];
+	unsigned n = 0, cap = 0;
 
+	book_lock(e);
 	for (unsigned i = 0; i < e->book.n; i++) {
-		struct patch_rec *rec = &e->book.r[i];
-
-		if (rec->mm != s->parent_mm)
+		if (e->book.r[i].mm != s->parent_mm)
 			continue;
+		if (n == cap) {
+			struct patch_rec *more = realloc(recs, (cap ? 2 * cap : 8) * sizeof(*recs));
+
+			if (!more)
+				break;
+			recs = more, cap = cap ? 2 * cap : 8;
+		}
+		recs[n++] = e->book.r[i];
+	}
+	book_unlock(e);
+	for (unsigned i = 0; i < n; i++) {
+		struct patch_rec *rec = &recs[i];
+
 		if (memio_read(fd, rec->addr, cur, rec->span) ||
 		    memcmp(cur, rec->repl, rec->span))
 			continue;
 		if (memio_swap(fd, rec->addr, rec->repl, rec->orig, rec->span) == 0)
-			e->astats.fork_repairs++;
+			ASTAT_ADD(e, fork_repairs, 1);
 	}
+	free(recs);
 	return NVM_RES_OK;
 }
 
 /* Takes back a write the kernel side stopped waiting for. */
 static void undo_late(struct engine *e, const struct nvm_slot *s, int fd)
 {
-	struct patch_rec *rec = book_find(&e->book, s->mm, s->addr);
 	struct nvm_patch_key key = { .mm = s->mm, .addr = s->addr };
+	struct patch_rec rec;
 
-	e->astats.late++;
-	if (s->kind == NVM_REQ_PATCH && rec && rec->live)
-		restore_rec(e, rec, fd);
+	ASTAT_ADD(e, late, 1);
+	if (s->kind == NVM_REQ_PATCH && take_rec(e, s->mm, s->addr, &rec))
+		restore_rec(e, &rec, fd);
 	if (s->kind == NVM_REQ_RESTORE)
 		bpf_map_delete_elem(e->patches_fd, &key);
 }
@@ -152,6 +231,7 @@ static bool serve_slot(struct engine *e, unsigned i)
 	uint64_t word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
 	uint64_t seq = NVM_SLOT_SEQ(word);
 	struct nvm_slot req;
+	uint64_t waited;
 	int fd, res;
 
 	if (NVM_SLOT_STATE(word) != NVM_SLOT_WAITING)
@@ -160,17 +240,13 @@ static bool serve_slot(struct engine *e, unsigned i)
 		return false;
 	req = *s; /* stable: the kernel side only reads the slot now */
 
-	pthread_mutex_lock(&e->lock);
-	e->astats.requests++;
-	{
-		/* How long the task waited for a thread to claim it: mostly the
-		 * wake-up of an agent thread when none was polling. */
-		uint64_t waited = (now_ns() - req.posted_ns) / 1000;
+	/* How long the task waited for a thread to claim it: mostly the
+	 * wake-up of an agent thread when none was polling. */
+	waited = (now_ns() - req.posted_ns) / 1000;
+	ASTAT_ADD(e, requests, 1);
+	ASTAT_ADD(e, claim_us_total, waited);
+	astat_max(&e->astats.claim_us_max, waited);
 
-		e->astats.claim_us_total += waited;
-		if (waited > e->astats.claim_us_max)
-			e->astats.claim_us_max = waited;
-	}
 	fd = memio_fd(e->mem, req.tgid, req.tid, req.mm);
 	if (fd < 0) {
 		res = NVM_RES_FAILED;
@@ -183,7 +259,7 @@ static bool serve_slot(struct engine *e, unsigned i)
 		}
 	}
 	if (res == NVM_RES_FAILED)
-		e->astats.errors++;
+		ASTAT_ADD(e, errors, 1);
 	s->result = res;
 	if (req.flags & NVM_REQ_NOWAIT) {
 		/* Nobody waits for this answer: free the slot, and finish what
@@ -198,7 +274,7 @@ static bool serve_slot(struct engine *e, unsigned i)
 		   fd >= 0 && res == NVM_RES_OK) {
 		undo_late(e, &req, fd);
 	}
-	pthread_mutex_unlock(&e->lock);
+	memio_put(e->mem, fd);
 	return true;
 }
 
@@ -414,30 +490,52 @@ void service_stop(struct engine *e)
 	e->nthreads = 0;
 }
 
+#define JANITOR_BATCH 64
+
+/* Restores patches the kernel side left behind (a task that gave up waiting
+ * or was killed in its syscall). Candidates are taken under the lock, then
+ * restored with it released, a batch at a time. */
 void service_janitor(struct engine *e, bool all)
 {
 	uint64_t now = now_ns(), stale = 2 * 2 * e->opts.deadline_ns;
+	struct patch_rec batch[JANITOR_BATCH];
+	unsigned start = 0;
 
-	pthread_mutex_lock(&e->lock);
-	for (unsigned i = 0; i < e->book.n; i++) {
-		struct patch_rec *rec = &e->book.r[i];
-		struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
-		struct nvm_patch p;
-		int fd;
+	for (;;) {
+		unsigned n = 0, i;
 
-		if (!rec->live || (!all && now - rec->when_ns < stale))
-			continue;
-		/* Still in use by a task inside a syscall: leave it. */
-		if (!all && bpf_map_lookup_elem(e->patches_fd, &key, &p) == 0 &&
-		    NVM_PATCH_STATE(p.word) == NVM_PATCH_APPLIED)
-			continue;
-		fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
-		if (fd >= 0 && restore_rec(e, rec, fd) == NVM_RES_OK)
-			e->astats.late_restores++;
-		else
-			book_retire(rec, now); /* the process is gone */
-		bpf_map_delete_elem(e->patches_fd, &key);
+		book_lock(e);
+		for (i = start; i < e->book.n && n < JANITOR_BATCH; i++) {
+			struct patch_rec *rec = &e->book.r[i];
+			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
+			struct nvm_patch p;
+
+			if (!rec->live || rec->busy || (!all && now - rec->when_ns < stale))
+				continue;
+			/* Still in use by a task inside a syscall: leave it. */
+			if (!all && bpf_map_lookup_elem(e->patches_fd, &key, &p) == 0 &&
+			    NVM_PATCH_STATE(p.word) == NVM_PATCH_APPLIED)
+				continue;
+			rec->busy = true;
+			batch[n++] = *rec;
+		}
+		start = i;
+		if (n == 0)
+			book_expire(&e->book, now, 2 * NVM_RECENT_NS);
+		book_unlock(e);
+		if (n == 0)
+			return;
+		for (i = 0; i < n; i++) {
+			struct patch_rec *rec = &batch[i];
+			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
+			int fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
+
+			if (fd >= 0 && restore_rec(e, rec, fd) == NVM_RES_OK)
+				ASTAT_ADD(e, late_restores, 1);
+			else if (fd < 0)
+				put_rec(e, rec, true); /* the process is gone */
+			memio_put(e->mem, fd);
+			bpf_map_delete_elem(e->patches_fd, &key);
+		}
 	}
-	book_expire(&e->book, now, 2 * NVM_RECENT_NS);
-	pthread_mutex_unlock(&e->lock);
 }

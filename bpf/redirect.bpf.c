@@ -249,6 +249,38 @@ struct nvm_ask {
 	__u64 mm, addr, parent_mm;
 };
 
+/* Reserves a free request slot: this CPU's own first (its thread of the
+ * agent is the one that polls it soonest), else the next free one. */
+struct reserve_ctx {
+	__u32 first, idx;
+	__u64 word;
+	struct nvm_slot *slot;
+};
+
+static long reserve_step(__u64 i, void *data)
+{
+	struct reserve_ctx *r = data;
+	__u32 idx;
+	struct nvm_slot *s;
+	__u64 word;
+
+	if (i >= nr_slots)
+		return 1;
+	idx = (r->first + (__u32)i) % nr_slots;
+	s = bpf_map_lookup_elem(&slots, &idx);
+	if (!s)
+		return 1;
+	word = *(volatile __u64 *)&s->word;
+	if (NVM_SLOT_STATE(word) != NVM_SLOT_FREE)
+		return 0;
+	r->word = NVM_SLOT_WORD(NVM_SLOT_SEQ(word), NVM_SLOT_FILLING);
+	if (__sync_val_compare_and_swap(&s->word, word, r->word) != word)
+		return 0;
+	r->idx = idx;
+	r->slot = s;
+	return 1;
+}
+
 static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -266,14 +298,14 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 		flags |= NVM_REQ_NOWAIT;
 	}
 
-	if (cpu >= nr_slots)
+	struct reserve_ctx r = { .first = cpu };
+
+	bpf_loop(NVM_MAX_SLOTS, reserve_step, &r, 0);
+	if (!r.slot)
 		goto busy;
-	s = bpf_map_lookup_elem(&slots, &cpu);
-	if (!s)
-		goto busy;
-	word = *(volatile __u64 *)&s->word;
-	if (NVM_SLOT_STATE(word) != NVM_SLOT_FREE)
-		goto busy;
+	s = r.slot;
+	cpu = r.idx;
+	word = r.word; /* FILLING, seq unchanged */
 	s->kind = rq->kind;
 	s->flags = flags;
 	s->tid = (__u32)id;
@@ -291,10 +323,8 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 		s->path[0] = '\0';
 	w.seq = NVM_SLOT_SEQ(word);
 	/* The fields are written before the state says WAITING: the CAS is
-	 * a full barrier. */
-	if (__sync_val_compare_and_swap(&s->word, word,
-					NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING)) != word)
-		goto busy;
+	 * a full barrier. Only this task moves a FILLING slot. */
+	__sync_val_compare_and_swap(&s->word, word, NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING));
 	if (bpf_ringbuf_output(&bell, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP)) {
 		word = NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING);
 		if (__sync_val_compare_and_swap(&s->word, word,
@@ -484,12 +514,17 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	struct join_ctx j = { .key = *key, .outcome = J_WAITING,
 			      .deadline = bpf_ktime_get_ns() + hard_deadline_ns };
 
-	if (!may_spin()) {
-		count(slot_busy);
-		return true;
+	/* A patch already in place is joined at once: only one still being
+	 * written needs a wait, and a CPU to wait on. */
+	join_step(0, &j);
+	if (j.outcome == J_WAITING) {
+		if (!may_spin()) {
+			count(slot_busy);
+			return true;
+		}
+		bpf_loop(1 << 23, join_step, &j, 0);
+		end_spin();
 	}
-	bpf_loop(1 << 23, join_step, &j, 0);
-	end_spin();
 	if (j.outcome == J_JOINED) {
 		count(shared);
 		track(key);

@@ -16,10 +16,14 @@
 /* A fork shortly after a patch existed in the parent gets its copy fixed. */
 #define NVM_RECENT_NS  (1000ULL * 1000 * 1000)
 
-/* A request slot, one per CPU (a waiting task holds its CPU with preemption
- * off, so a CPU never has two). word is (seq << 8) | state and is only ever
+/* A request slot, one per CPU: a task takes its CPU's slot, or any free one
+ * when that is taken. word is (seq << 8) | state and is only ever
  * changed by compare-and-swap, so that exactly one side wins each step:
- *   FREE -kernel-> WAITING -agent-> CLAIMED -agent-> DONE -kernel-> FREE(seq+1)
+ *   FREE -kernel-> FILLING -kernel-> WAITING -agent-> CLAIMED -agent-> DONE
+ *   DONE -kernel-> FREE(seq+1)
+ * FILLING reserves the slot while its fields are written: a task preempted
+ * while it waits (where the tracepoint runs preemptible) keeps its slot, and
+ * the next task on that CPU takes another free one.
  *   WAITING -kernel, soft deadline-> FREE(seq+1)   the agent then writes nothing
  *   CLAIMED -kernel, hard deadline-> FREE(seq+1)   the agent undoes its write */
 enum nvm_slot_state {
@@ -27,6 +31,7 @@ enum nvm_slot_state {
 	NVM_SLOT_WAITING = 1,
 	NVM_SLOT_CLAIMED = 2,
 	NVM_SLOT_DONE = 3,
+	NVM_SLOT_FILLING = 4,
 };
 #define NVM_SLOT_WORD(seq, st) (((__u64)(seq) << 8) | (st))
 #define NVM_SLOT_SEQ(w)        ((w) >> 8)
