@@ -7,10 +7,10 @@ ARCH     ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
-PKGS     := libbpf yaml-0.1 json-c
+PKGS     := libbpf yaml-0.1 json-c libprotobuf-c libnghttp2 libmicrohttpd
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -Wno-format-truncation \
-            -D_GNU_SOURCE -I$(OUT)/bpf -Ibpf -Iagent -Invml \
+            -D_GNU_SOURCE -I$(OUT)/bpf -I$(OUT)/proto -Ibpf -Iagent -Invml \
             $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lelf -lz -lpthread -ldl
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -27,7 +27,11 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.skel.h,$(BPF_SRCS))
 AGENT_SRCS := $(wildcard agent/*.c)
-AGENT_OBJS := $(patsubst agent/%.c,$(OUT)/agent/%.o,$(AGENT_SRCS))
+PROTOS     := $(wildcard agent/*.proto)
+PROTO_SRCS := $(patsubst agent/%.proto,$(OUT)/proto/%.pb-c.c,$(PROTOS))
+PROTO_HDRS := $(PROTO_SRCS:.c=.h)
+AGENT_OBJS := $(patsubst agent/%.c,$(OUT)/agent/%.o,$(AGENT_SRCS)) \
+              $(patsubst $(OUT)/proto/%.c,$(OUT)/agent/%.o,$(PROTO_SRCS))
 LIB_OBJS   := $(filter-out $(OUT)/agent/main.o,$(AGENT_OBJS))
 ASAN_OBJS  := $(patsubst $(OUT)/agent/%.o,$(OUT)/asan/%.o,$(LIB_OBJS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
@@ -59,7 +63,18 @@ $(OUT)/bpf/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUT)/agent/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS)
+# protobuf-c's encoders and decoders for the kubelet API.
+$(OUT)/proto/%.pb-c.c $(OUT)/proto/%.pb-c.h: agent/%.proto
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)protoc-c --proto_path=agent --c_out=$(OUT)/proto $<
+
+$(OUT)/agent/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS) $(PROTO_HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/agent/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -70,7 +85,12 @@ $(OUT)/nvmirage: $(AGENT_OBJS)
 
 # Unit tests: cmocka, linked with the agent's objects, built twice: plain and
 # under AddressSanitizer + UndefinedBehaviorSanitizer.
-$(OUT)/asan/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS)
+$(OUT)/asan/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS) $(PROTO_HDRS)
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -c $< -o $@
+
+$(OUT)/asan/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS)
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -c $< -o $@

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroups.h"
@@ -172,6 +173,20 @@ int agent_add_target(struct agent *a, const char *path)
 	return 0;
 }
 
+void agent_remove_target(struct agent *a, const char *path)
+{
+	for (unsigned i = 0; i < a->ntargets; i++) {
+		struct agent_target *t = &a->targets[i];
+
+		if (strcmp(t->path, path))
+			continue;
+		engine_remove_target(a->engine, t->id);
+		state_unlock(t->lock_fd, t->lock_name);
+		*t = a->targets[--a->ntargets];
+		return;
+	}
+}
+
 void agent_remove_targets(struct agent *a)
 {
 	for (unsigned i = 0; i < a->ntargets; i++) {
@@ -221,6 +236,14 @@ static void answer_status(struct agent *a)
 	json_object_put(o);
 }
 
+long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx)
 {
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -250,6 +273,9 @@ void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx)
 			}
 		}
 		engine_tick(a->engine);
+		if (a->tick)
+			a->tick(a->tick_ctx);
+		a->last_turn_ms = mono_ms();
 		if ((done && done(ctx)) || (!done && a->exit_signal))
 			break;
 	}

@@ -45,6 +45,10 @@ struct agent {
 	struct agent_target targets[NVM_MAX_TARGETS];
 	bool rendered;
 	int exit_signal;
+	/* Called on every turn of the loop (at least every 100 ms). */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
+	_Atomic long long last_turn_ms; /* for the liveness probe */
 };
 
 /* Options shared by run and exec, for getopt_long. Returns 1 if opt was one
@@ -79,10 +83,13 @@ void agent_opts_init(struct agent_opts *o);
 int agent_start(struct agent *a, const struct agent_opts *o);
 /* Targets a cgroup v2 directory (and every cgroup below it). */
 int agent_add_target(struct agent *a, const char *path);
+/* Stops targeting one cgroup given to agent_add_target. */
+void agent_remove_target(struct agent *a, const char *path);
 void agent_remove_targets(struct agent *a);
 /* Serves until SIGINT/SIGTERM, or until done(ctx) returns true (checked
  * after every SIGCHLD and tick). */
 void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx);
+long long mono_ms(void);
 /* Detaches everything and removes what start created. */
 void agent_stop(struct agent *a);
 

@@ -12,10 +12,8 @@
 #include "cli.h"
 #include "log.h"
 #include "probe.h"
+#include "version.h"
 
-#ifndef NVM_VERSION
-#define NVM_VERSION "0.1.0"
-#endif
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv)

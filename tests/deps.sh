@@ -3,9 +3,11 @@
 # Used by `make demo` and .ci/run. Needs root.
 set -eu
 build="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
-       libjson-c-dev pkg-config"
+       libjson-c-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libnghttp2-dev
+       libmicrohttpd-dev"
 test="libcmocka-dev pciutils hwloc busybox-static python3 util-linux
-      slurmctld slurmd slurm-client munge"
+      slurmctld slurmd slurm-client munge python3-grpcio python3-protobuf
+      python3-grpc-tools python3-jsonschema python3-yaml curl"
 want=$build
 [ "${1:-}" = --test ] && want="$build $test"
 missing=
