@@ -135,7 +135,7 @@ test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers
 	$(Q)sh tests/run-all.sh $(OUT)
 
 bench: $(OUT)/nvmirage helpers
-	$(Q)tests/bench/run.sh $(OUT)
+	$(Q)sh tests/bench/run.sh $(OUT)
 
 demo:
 	$(Q)./tests/demo.sh
