@@ -177,9 +177,14 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 		nvm_err("attach tp_btf/sys_exit: %s", strerror(errno));
 		goto fail;
 	}
-	nvm_info("attached tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork; "
+	/* Only wakes the agent: a refusal costs that head start, nothing else. */
+	e->skel->links.nvm_exec = bpf_program__attach(e->skel->progs.nvm_exec);
+	if (!e->skel->links.nvm_exec)
+		nvm_warn("attach tp_btf/sched_process_exec: %s (the agent will not wake ahead of "
+			 "new programs' first reads)", strerror(errno));
+	nvm_info("attached tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork%s; "
 		 "%u request slots; deadline %llu ms to claim, %llu ms to finish",
-		 e->nslots, (unsigned long long)(o->deadline_ns / 1000000),
+		 e->skel->links.nvm_exec ? ", tp_btf/sched_process_exec" : "", e->nslots, (unsigned long long)(o->deadline_ns / 1000000),
 		 (unsigned long long)(2 * o->deadline_ns / 1000000));
 	*out = e;
 	return 0;

@@ -414,6 +414,9 @@ static void *service_main(void *arg)
 		}
 		drain_bell(e);
 		served = serve_all(e);
+		/* No request, but a target exec'd: poll for what it will read. */
+		if (!served && __atomic_exchange_n(&e->skel->bss->agent_warm, 0, __ATOMIC_ACQ_REL))
+			served = true;
 		owner = 0;
 		if (served && e->opts.linger_us &&
 		    atomic_compare_exchange_strong(&e->poller, &owner, t->idx + 1)) {

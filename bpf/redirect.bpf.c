@@ -39,6 +39,8 @@ struct nvm_kstats kstats;
  * known to be polling (CLOCK_MONOTONIC ns, refreshed by the agent). */
 volatile __u32 spinners;
 volatile __u64 agent_poll_until;
+/* Set by an exec in a target (see nvm_exec), taken by the agent. */
+volatile __u64 agent_warm;
 /* The bytes that follow the leading '/' of any rule or of the tree root
  * (and '/' itself, for "//..."), as a 256-bit set: most paths leave on their
  * second byte, before the path is copied or matched. Set by the agent. */
@@ -730,5 +732,21 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 	ctid = child->pid;
 	if (!bpf_map_update_elem(&fixups, &ctid, &pmm, BPF_ANY))
 		__sync_fetch_and_add(&nr_fixups, 1);
+	return 0;
+}
+
+/* A program starting in a target will soon read its files: wake the agent
+ * so that a thread polls by then. Without, the first reads of a burst meet
+ * an agent still waking, and on few CPUs a task that would have to wait on
+ * the last CPU meanwhile cannot (see may_spin). */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(nvm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 none = NVM_MAX_SLOTS;
+
+	if (bpf_ktime_get_ns() < agent_poll_until || !is_target())
+		return 0;
+	agent_warm = 1;
+	bpf_ringbuf_output(&bell, &none, sizeof(none), BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
