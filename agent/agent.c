@@ -236,14 +236,6 @@ static void answer_status(struct agent *a)
 	json_object_put(o);
 }
 
-long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx)
 {
 	int ep = epoll_create1(EPOLL_CLOEXEC);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "engine.h"
 #include "model.h"
 #include "rules.h"
@@ -89,7 +90,6 @@ void agent_remove_targets(struct agent *a);
 /* Serves until SIGINT/SIGTERM, or until done(ctx) returns true (checked
  * after every SIGCHLD and tick). */
 void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx);
-long long mono_ms(void);
 /* Detaches everything and removes what start created. */
 void agent_stop(struct agent *a);
 

@@ -6,6 +6,7 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "memio.h"
 #include "patchbook.h"
@@ -56,6 +57,5 @@ void service_stop(struct engine *e);
 /* Restores patches the kernel side gave up waiting for (all of them, when
  * the programs are detached). Caller: the main thread. */
 void service_janitor(struct engine *e, bool all);
-uint64_t now_ns(void);
 
 #endif

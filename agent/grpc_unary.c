@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "version.h"
 
 #define MAX_RESPONSE (16u << 20)
@@ -135,25 +136,17 @@ static int connect_unix(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
-static long long ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 #define HDR(n, v) { (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE }
 
 /* Runs the session until the stream closes, the peer goes away or time is up. */
 static int exchange(nghttp2_session *s, struct call *c, int timeout_ms, char *err, size_t errlen)
 {
-	long long end = ms_now() + timeout_ms;
+	long long end = mono_ms() + timeout_ms;
 
 	while (!c->closed) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
 		uint8_t buf[16384];
-		long long left = end - ms_now();
+		long long left = end - mono_ms();
 		ssize_t n;
 		int rv = nghttp2_session_send(s);
 

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "kubepods.h"
 #include "log.h"
 #include "podresources.h"
@@ -17,14 +18,6 @@
 /* After a change under kubepods: wait this long for the pod's cgroups and
  * processes to appear before listing. */
 #define SETTLE_MS 100
-
-static long long ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 void kube_opts_init(struct kube_opts *o)
 {
@@ -166,7 +159,7 @@ void kube_tick(void *arg)
 {
 	struct kube *k = arg;
 	char buf[4096];
-	long long now = ms_now();
+	long long now = mono_ms();
 	bool changed = false;
 
 	while (read(k->inotify_fd, buf, sizeof(buf)) > 0)

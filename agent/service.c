@@ -25,14 +25,6 @@
 #include "realtime.h"
 #include "redirect.skel.h"
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static bool cas(__u64 *p, __u64 old, __u64 new)
 {
 	return __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
