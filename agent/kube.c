@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "kubepods.h"
 #include "log.h"
+#include "mntns.h"
 #include "podresources.h"
 
 #define LIST_TIMEOUT_MS 2000
@@ -152,7 +152,7 @@ static void sync_once(struct kube *k)
 static void bind_trees(struct kube *k)
 {
 	for (unsigned i = 0; i < k->npods; i++)
-		mntns_bind_cgroup(k->pods[i].cgroup, k->a->o.root, &k->pods[i].ns);
+		mntns_bind_cgroup(k->pods[i].cgroup, k->a->o.root);
 }
 
 void kube_tick(void *arg)

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 
 #include "agent.h"
-#include "mntns.h"
 
 #define KUBE_MAX_RESOURCES 8
 #define KUBE_DEFAULT_SOCKET "/var/lib/kubelet/pod-resources/kubelet.sock"
@@ -26,7 +25,6 @@ struct kube_opts {
 struct kube_pod_target {
 	char key[520];            /* namespace/name */
 	char cgroup[4096];
-	struct mntns_done ns;
 };
 
 struct kube {

@@ -23,24 +23,6 @@
 
 enum { BOUND = 0, ALREADY = 1, FAILED = 2 };
 
-static bool done_has(const struct mntns_done *d, uint64_t ino)
-{
-	for (unsigned i = 0; i < d->n; i++)
-		if (d->ino[i] == ino)
-			return true;
-	return false;
-}
-
-static void done_add(struct mntns_done *d, uint64_t ino)
-{
-	if (done_has(d, ino))
-		return;
-	if (d->n < MNTNS_MAX)
-		d->ino[d->n++] = ino;
-	else
-		d->ino[ino % MNTNS_MAX] = ino; /* forgetting one costs one recheck */
-}
-
 /* mkdir -p that leaves errno as the failing mkdir set it. */
 static int mkdirs_quiet(const char *path)
 {
@@ -128,7 +110,6 @@ struct walk {
 	const char *root;
 	struct stat want;
 	uint64_t own;
-	struct mntns_done *done;
 	int bound;
 };
 
@@ -150,18 +131,16 @@ static void visit_pid(struct walk *w, pid_t pid)
 	int r;
 
 	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", pid);
-	if (stat(nspath, &st) || st.st_ino == w->own)
-		return;
-	/* Namespace inode numbers are reused: a known one is checked again
-	 * (a restarted container may have its predecessor's number). */
-	if (done_has(w->done, st.st_ino) && sees_tree(w, pid))
+	/* Asked of the process itself, not remembered per namespace: their
+	 * numbers are reused (a restarted container may get its
+	 * predecessor's), and a stat costs less than a fork. */
+	if (stat(nspath, &st) || st.st_ino == w->own || sees_tree(w, pid))
 		return;
 	r = bind_into(pid, w->root, &w->want, why, sizeof(why));
 	if (r == FAILED) {
 		nvm_warn("tree into the mount namespace of pid %d: %s", pid, why);
 		return;
 	}
-	done_add(w->done, st.st_ino);
 	if (r == BOUND) {
 		w->bound++;
 		nvm_info("tree bound read-only at %s in mount namespace mnt:[%llu] (pid %d)", w->root,
@@ -193,9 +172,9 @@ static void visit_cgroup(struct walk *w, const char *dir, int depth)
 	closedir(d);
 }
 
-int mntns_bind_cgroup(const char *cgdir, const char *root, struct mntns_done *done)
+int mntns_bind_cgroup(const char *cgdir, const char *root)
 {
-	struct walk w = { .root = root, .done = done };
+	struct walk w = { .root = root };
 	struct stat own;
 
 	if (stat(root, &w.want) || stat("/proc/self/ns/mnt", &own))

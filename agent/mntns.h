@@ -4,20 +4,10 @@
 #ifndef NVM_MNTNS_H
 #define NVM_MNTNS_H
 
-#include <stdint.h>
-
-#define MNTNS_MAX 512
-
-/* Mount namespaces known to have the current tree (by inode number). */
-struct mntns_done {
-	uint64_t ino[MNTNS_MAX];
-	unsigned n;
-};
-
 /* Binds the tree at root into the mount namespace of every process in
  * cgroup dir and the cgroups below it that does not have it yet (not the
  * agent's own). Returns how many namespaces got it now; failures are logged
  * per namespace, and retried on the next call. */
-int mntns_bind_cgroup(const char *cgdir, const char *root, struct mntns_done *done);
+int mntns_bind_cgroup(const char *cgdir, const char *root);
 
 #endif
