@@ -41,10 +41,12 @@ static void add(struct text *t, const char *fmt, ...)
 			t->len += (size_t)n;
 			return;
 		}
-		t->cap = (t->cap ? t->cap : 4096) * 2 + (size_t)n;
-		t->buf = realloc(t->buf, t->cap);
-		if (!t->buf)
-			return;
+		size_t cap = (t->cap ? t->cap : 4096) * 2 + (size_t)n;
+		char *more = realloc(t->buf, cap);
+
+		if (!more)
+			return; /* the text so far stays */
+		t->buf = more, t->cap = cap;
 	}
 }
 
