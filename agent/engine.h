@@ -26,18 +26,23 @@ struct nvm_astats {
 	uint64_t late_restores;  /* patches restored by the janitor */
 	uint64_t fork_repairs;   /* bytes repaired in fork children */
 	uint64_t errors;         /* memory not as expected, or I/O failures */
+	uint64_t stuck_refused;  /* refused at once: another thread was stuck
+				  * inside that process's memory */
 	uint64_t claim_us_max;   /* longest a request waited to be claimed */
 	uint64_t claim_us_total; /* summed, for the mean over requests */
+	uint64_t answer_us_max;  /* longest from claim to answer: the agent's own
+				  * memory I/O, asleep on the process's locks */
 	uint64_t realtime_threads; /* service threads running SCHED_FIFO */
 };
 
 /* The counters by name, for every place that prints them. */
 #define NVM_KSTATS_FIELDS(X)                                                   \
 	X(matched) X(rewritten) X(shared) X(restored) X(deadline_misses)        \
-	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)
+	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)       \
+	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(agent_failed)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
-	X(fork_repairs) X(errors) X(claim_us_max) X(claim_us_total)         \
+	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \
 	X(realtime_threads)
 
 struct engine;

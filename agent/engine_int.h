@@ -23,6 +23,8 @@ struct service_thread {
 	int wake_fd;                     /* eventfd: "take over polling" */
 	bool started;
 	int rt;                          /* enum rt_outcome, set by the thread */
+	_Atomic uint64_t io_mm;          /* the address space it is inside, or 0 */
+	_Atomic uint64_t io_since;       /* since when (ns) */
 	char rt_why[256];
 };
 

@@ -1,13 +1,18 @@
 /* The patch service: threads that answer the kernel side's requests by
  * rewriting and restoring path bytes through /proc/<pid>/mem.
  *
- * Why one thread per CPU, each pinned and real-time: a task waiting for an
+ * Why threads on every CPU, each pinned and real-time: a task waiting for an
  * answer holds its CPU with preemption off, so the thread that answers must
- * run on another CPU, and run there at once. With a thread on every CPU,
+ * run on another CPU, and run there at once. With threads on every CPU,
  * whichever CPU is not waiting has one, and SCHED_FIFO lets it preempt the
  * ordinary task running there. After work a thread keeps polling for
  * linger_us (one thread at a time), which keeps one CPU serving during bursts;
- * idle, every thread sleeps in epoll on the doorbell ring. */
+ * idle, every thread sleeps in epoll on the doorbell ring.
+ *
+ * Why THREADS_PER_CPU: writing another process's memory can sleep on that
+ * process's memory lock (its other threads' mmap, fork or exit hold it),
+ * for as long as the holder waits for a CPU. A thread asleep there cannot
+ * answer anyone else; a second thread on the same CPU can. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -216,8 +221,53 @@ static void undo_late(struct engine *e, const struct nvm_slot *s, int fd)
 		bpf_map_delete_elem(e->patches_fd, &key);
 }
 
+/* A poller about to touch a process's memory stops being the poller: it may
+ * sleep there, and the kernel side must not count on it meanwhile (a task
+ * would wait on the CPU this thread left). Another thread can take polling
+ * over; if none did, this one takes it back afterwards. */
+static bool leave_polling(struct engine *e, struct service_thread *t)
+{
+	int me = t->idx + 1;
+
+	if (atomic_load(&e->poller) != me)
+		return false;
+	e->skel->bss->agent_poll_until = 0;
+	return atomic_compare_exchange_strong(&e->poller, &me, 0);
+}
+
+static void resume_polling(struct engine *e, bool was_poller, struct service_thread *t)
+{
+	int none = 0;
+
+	if (was_poller)
+		atomic_compare_exchange_strong(&e->poller, &none, t->idx + 1);
+}
+
+/* Whether another thread has been inside address space mm for longer than
+ * an answer takes: it sleeps on that process's memory lock, and so would
+ * this one. Refusing at once keeps this thread for other processes and
+ * lets the waiting task go on instead of holding its CPU. */
+#define STUCK_NS (1000ULL * 1000)
+
+static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
+{
+	for (unsigned i = 0; i < e->nthreads; i++) {
+		struct service_thread *o = &e->threads[i];
+		uint64_t since;
+
+		if (o == self || atomic_load(&o->io_mm) != mm)
+			continue;
+		/* The clock is read after since, which another thread may
+		 * have set a moment ago. */
+		since = atomic_load(&o->io_since);
+		if ((int64_t)(now_ns() - since) > (int64_t)STUCK_NS)
+			return true;
+	}
+	return false;
+}
+
 /* Claims and answers the request in slot i if it is waiting. */
-static bool serve_slot(struct engine *e, unsigned i)
+static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 {
 	struct nvm_slot *s = &e->slots[i];
 	uint64_t word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
@@ -225,6 +275,7 @@ static bool serve_slot(struct engine *e, unsigned i)
 	struct nvm_slot req;
 	uint64_t waited;
 	int fd, res;
+	bool was_poller = false;
 
 	if (NVM_SLOT_STATE(word) != NVM_SLOT_WAITING)
 		return false;
@@ -239,6 +290,15 @@ static bool serve_slot(struct engine *e, unsigned i)
 	ASTAT_ADD(e, claim_us_total, waited);
 	astat_max(&e->astats.claim_us_max, waited);
 
+	if (stuck_in(e, t, req.mm)) {
+		ASTAT_ADD(e, stuck_refused, 1);
+		fd = -1;
+		res = NVM_RES_FAILED;
+		goto answer;
+	}
+	was_poller = leave_polling(e, t);
+	atomic_store(&t->io_since, now_ns());
+	atomic_store(&t->io_mm, req.mm);
 	fd = memio_fd(e->mem, req.tgid, req.tid, req.mm);
 	if (fd < 0) {
 		res = NVM_RES_FAILED;
@@ -250,8 +310,11 @@ static bool serve_slot(struct engine *e, unsigned i)
 		default: res = NVM_RES_FAILED;
 		}
 	}
+	atomic_store(&t->io_mm, 0);
 	if (res == NVM_RES_FAILED)
 		ASTAT_ADD(e, errors, 1);
+	astat_max(&e->astats.answer_us_max, (now_ns() - req.posted_ns) / 1000 - waited);
+answer:
 	s->result = res;
 	if (req.flags & NVM_REQ_NOWAIT) {
 		/* Nobody waits for this answer: free the slot, and finish what
@@ -267,15 +330,16 @@ static bool serve_slot(struct engine *e, unsigned i)
 		undo_late(e, &req, fd);
 	}
 	memio_put(e->mem, fd);
+	resume_polling(e, was_poller, t);
 	return true;
 }
 
-static bool serve_all(struct engine *e)
+static bool serve_all(struct engine *e, struct service_thread *t)
 {
 	bool any = false;
 
 	for (unsigned i = 0; i < e->nslots; i++)
-		any |= serve_slot(e, i);
+		any |= serve_slot(e, t, i);
 	return any;
 }
 
@@ -294,12 +358,15 @@ static void drain_bell(struct engine *e)
  * polling to the thread of the next CPU and stops once that one has taken
  * over: polling moves between CPUs and never stops while work goes on. */
 #define MAX_STINT_NS (15ULL * 1000 * 1000)
+#define THREADS_PER_CPU 2
 #define HANDOFF_WAIT_NS (5ULL * 1000 * 1000)
 
 static void hand_off(struct engine *e, struct service_thread *t)
 {
 	unsigned n = e->nthreads; /* grows while the threads start */
-	struct service_thread *next = &e->threads[(t->idx + 1) % (n ? n : 1)];
+	/* The threads of one CPU are neighbours: the next CPU's first one. */
+	unsigned first = (unsigned)t->idx - (unsigned)t->idx % THREADS_PER_CPU;
+	struct service_thread *next = &e->threads[(first + THREADS_PER_CPU) % (n ? n : 1)];
 	uint64_t one = 1;
 
 	if (next != t && write(next->wake_fd, &one, sizeof(one)) != sizeof(one))
@@ -320,7 +387,7 @@ static void linger(struct engine *e, struct service_thread *t)
 	while (!atomic_load(&e->stop)) {
 		if (atomic_load(&e->poller) != me)
 			return; /* taken over: the new poller keeps poll_until fresh */
-		if (serve_all(e)) {
+		if (serve_all(e, t)) {
 			now = now_ns();
 			/* Shared, so a thread that takes over polling does not
 			 * start the linger time again. */
@@ -367,8 +434,9 @@ static void log_policy(struct engine *e)
 	if (moved)
 		nvm_info("patch service: %s", why);
 	if (rt == e->nthreads)
-		nvm_info("patch service: %u threads, one pinned to each CPU, SCHED_FIFO %d, "
-			 "polling %u us after work", e->nthreads, RT_PRIORITY, e->opts.linger_us);
+		nvm_info("patch service: %u threads, %d pinned to each CPU, SCHED_FIFO %d, "
+			 "polling %u us after work", e->nthreads, THREADS_PER_CPU, RT_PRIORITY,
+			 e->opts.linger_us);
 	else
 		nvm_warn("patch service: only %u of %u threads got SCHED_FIFO (%s): a waiting "
 			 "task's answer may wait for a time slice, and under load paths can go "
@@ -405,7 +473,7 @@ static void *service_main(void *arg)
 			}
 		}
 		drain_bell(e);
-		served = serve_all(e);
+		served = serve_all(e, t);
 		/* No request, but a target exec'd: poll for what it will read. */
 		if (!served && __atomic_exchange_n(&e->skel->bss->agent_warm, 0, __ATOMIC_ACQ_REL))
 			served = true;
@@ -426,10 +494,12 @@ int service_start(struct engine *e)
 
 	sem_init(&e->threads_ready, 0, 0);
 	sched_getaffinity(0, sizeof(online), &online);
-	e->threads = calloc((size_t)CPU_COUNT(&online), sizeof(*e->threads));
+	e->threads = calloc((size_t)CPU_COUNT(&online) * THREADS_PER_CPU, sizeof(*e->threads));
 	if (!e->threads)
 		return nvm_err_r(-1, "out of memory");
-	for (int cpu = 0; cpu < CPU_SETSIZE && n < (unsigned)CPU_COUNT(&online); cpu++) {
+	for (int k = 0; k < CPU_SETSIZE * THREADS_PER_CPU &&
+			n < (unsigned)CPU_COUNT(&online) * THREADS_PER_CPU; k++) {
+		int cpu = k / THREADS_PER_CPU;
 		struct service_thread *t = &e->threads[n];
 		struct epoll_event ev = { .events = EPOLLIN };
 		pthread_attr_t attr;

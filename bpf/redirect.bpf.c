@@ -24,6 +24,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by the agent before load. */
 const volatile __u64 soft_deadline_ns = 50ULL * 1000 * 1000; /* agent must claim by then */
 const volatile __u64 hard_deadline_ns = 100ULL * 1000 * 1000; /* and finish by then */
+/* and answer this soon once it has claimed (see wait_step) */
+const volatile __u64 answer_limit_ns = 3ULL * 1000 * 1000;
 const volatile __u32 agent_tgid = 0; /* never hold the agent's own threads */
 const volatile __u32 nr_slots = 1;
 const volatile __u32 nr_cpus_online = 2;
@@ -205,6 +207,7 @@ struct wait_ctx {
 	struct nvm_slot *slot;
 	__u64 seq;
 	__u64 soft, hard;
+	__u64 answer_by; /* set when the request is first seen claimed */
 	__u32 last_state;
 	int outcome;
 };
@@ -227,11 +230,18 @@ static long wait_step(__u64 i, void *data)
 		return 1;
 	case NVM_SLOT_WAITING:
 	case NVM_SLOT_CLAIMED:
-		/* Unclaimed, the soft deadline applies; claimed, the hard one.
-		 * Taking the slot back is a CAS: if the agent moved it first,
-		 * the next step sees its new state. */
+		/* Unclaimed, the soft deadline applies; claimed, the hard one,
+		 * or answer_limit_ns after the claim, whichever comes first.
+		 * An answer takes well under a millisecond unless the agent
+		 * sleeps on a lock of this process's memory (another thread's
+		 * mmap, fork or exit holds it), and that holder may need the
+		 * very CPU this wait keeps: waiting on would only stall both
+		 * CPUs' worth of readers. Taking the slot back is a CAS: if the
+		 * agent moved it first, the next step sees its new state. */
 		now = bpf_ktime_get_ns();
-		if (now > (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING ? w->soft : w->hard) &&
+		if (NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED && !w->answer_by)
+			w->answer_by = now + answer_limit_ns < w->hard ? now + answer_limit_ns : w->hard;
+		if (now > (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING ? w->soft : w->answer_by) &&
 		    __sync_val_compare_and_swap(&w->slot->word, word,
 						NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE)) == word) {
 			w->outcome = W_TIMEOUT;
@@ -295,16 +305,20 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	/* A patch cannot be done without waiting for it; a restore or a fork
 	 * repair can: the agent does it as soon as it runs. */
 	if (!spin) {
-		if (rq->kind == NVM_REQ_PATCH)
+		if (rq->kind == NVM_REQ_PATCH) {
+			count(busy_no_cpu);
 			goto busy;
+		}
 		flags |= NVM_REQ_NOWAIT;
 	}
 
 	struct reserve_ctx r = { .first = cpu };
 
 	bpf_loop(NVM_MAX_SLOTS, reserve_step, &r, 0);
-	if (!r.slot)
+	if (!r.slot) {
+		count(busy_no_slot);
 		goto busy;
+	}
 	s = r.slot;
 	cpu = r.idx;
 	word = r.word; /* FILLING, seq unchanged */
@@ -330,8 +344,10 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	if (bpf_ringbuf_output(&bell, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP)) {
 		word = NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING);
 		if (__sync_val_compare_and_swap(&s->word, word,
-						NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE)) == word)
+						NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE)) == word) {
+			count(busy_no_bell);
 			goto busy;
+		}
 	}
 	if (!spin) {
 		count(deferred);
@@ -521,6 +537,7 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	join_step(0, &j);
 	if (j.outcome == J_WAITING) {
 		if (!may_spin()) {
+			count(busy_no_cpu);
 			count(slot_busy);
 			return true;
 		}
@@ -606,6 +623,8 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 			track(&key);
 			return;
 		}
+		if (res == NVM_RES_FAILED)
+			count(agent_failed);
 		/* No match, failure or no answer: nothing is in place (after a
 		 * late write the agent undoes it itself). */
 		bpf_map_delete_elem(&patches, &key);

@@ -118,6 +118,12 @@ struct nvm_kstats {
 				* left for the agent): went on unchanged */
 	__u64 deferred;        /* restores and fork repairs left to the agent
 				* without waiting (no CPU left to wait on) */
+	/* slot_busy by cause */
+	__u64 busy_no_cpu;     /* waiting would have left no CPU for the agent */
+	__u64 busy_no_slot;    /* every request slot taken */
+	__u64 busy_no_bell;    /* the doorbell ring full */
+	__u64 agent_failed;    /* the agent answered that it could not patch
+				* (memory changed, or it was stuck in it) */
 };
 
 /* A note to the agent's log (ring buffer "notes"). */

@@ -61,3 +61,38 @@ t0=$(awk '{print $14 + $15}' /proc/$agent_pid/stat)
 sleep "$secs"
 t1=$(awk '{print $14 + $15}' /proc/$agent_pid/stat)
 echo "  (5) $((t1 - t0)) ticks of $(getconf CLK_TCK)/s = $(awk -v t=$((t1 - t0)) -v h=$(getconf CLK_TCK) -v s=$secs 'BEGIN { printf "%.3f%%", 100 * t / h / s }') of one CPU"
+stop_agent
+
+reader=$(pwd)/$out/helpers/reader
+K=${NVM_BENCH_LOAD_ROUNDS:-3}
+echo "reads that went unredirected under load on $(nproc) CPUs, $K rounds each (the kernel counts every one)"
+# load NAME COUNT ARGS...: COUNT readers at once, K rounds; prints missed of reads.
+load() {
+	name=$1 count=$2; shift 2
+	args=$* reads=0 missed=0 stall=0
+	for _ in $(seq 1 "$K"); do
+		start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" || exit 1
+		pids=
+		for i in $(seq 1 "$count"); do
+			"$in_cgroup" "$T" "$reader" $args > "$LOG.$i" 2>&1 &
+			pids="$pids $!"
+		done
+		wait $pids
+		for i in $(seq 1 "$count"); do
+			# "good=G of N" (mapping) or tree_reads= and tree_missed= lines
+			set -- $(sed -n 's/^good=\([0-9]*\) of \([0-9]*\)$/\2 \1 good/p; s/^tree_reads=//p; s/^tree_missed=//p' "$LOG.$i" | tr '\n' ' ')
+			if [ "${3:-}" = good ]; then
+				reads=$((reads + $1)); missed=$((missed + $1 - $2))
+			else
+				reads=$((reads + ${1:-0})); missed=$((missed + ${2:-0}))
+			fi
+		done
+		s=$(status_field "$ROOT" agent answer_us_max)
+		[ "$s" -gt "$stall" ] && stall=$s
+		stop_agent
+		rm -f "$LOG".[0-9]*
+	done
+	echo "  $name $missed of $reads ($(awk -v m=$missed -v r=$reads 'BEGIN { printf "%.2f%%", r ? 100 * m / r : 0 }')); longest agent answer $stall us"
+}
+load "(6) 8 process trees (threads, forks, execs):   " 8 tree 40
+load "(7) 6 processes mapping memory while they read:" 6 mapping 200

@@ -10,6 +10,9 @@
  *   reader threads T N        T threads x N opens through one literal
  *   reader tree N             2 threads x N opens through one literal, forks,
  *                             and execs "reader literal" in a forked pid
+ *   reader mapping N          2 threads x N opens while a third maps and
+ *                             unmaps memory all along (holding the process's
+ *                             memory lock, which the agent's writes need)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -222,6 +226,38 @@ static int mode_tree(int n)
 	return 0;
 }
 
+static volatile int mapping_stop;
+
+static void *mapper(void *arg)
+{
+	(void)arg;
+	while (!mapping_stop) {
+		char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		memset(p, 1, 1 << 16);
+		munmap(p, 1 << 20);
+	}
+	return NULL;
+}
+
+static int mode_mapping(int n)
+{
+	pthread_t m;
+	long good;
+
+	loops = n;
+	pthread_create(&m, NULL, mapper, NULL);
+	good = run_threads(2);
+	mapping_stop = 1;
+	pthread_join(m, NULL);
+	check_literals("mapping");
+	printf("good=%ld of %d\n", good, 2 * n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -246,6 +282,8 @@ int main(int argc, char **argv)
 		return mode_threads(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "tree"))
 		return mode_tree(atoi(argv[2]));
-	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N\n");
+	if (argc >= 3 && !strcmp(argv[1], "mapping"))
+		return mode_mapping(atoi(argv[2]));
+	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|mapping N\n");
 	return 2;
 }
