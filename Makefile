@@ -42,7 +42,7 @@ HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/hel
 .SECONDARY:
 PREFIX   ?= /usr/local
 
-.PHONY: all clean test unit ktest e2e bench demo helpers install
+.PHONY: all clean test unit ktest e2e vmtest bench demo helpers install
 all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
@@ -130,6 +130,9 @@ ktest: $(OUT)/nvmirage helpers
 
 e2e: $(OUT)/nvmirage helpers
 	$(Q)tests/e2e/run.sh $(OUT)
+
+vmtest: $(OUT)/nvmirage helpers
+	$(Q)sh tests/vm/run.sh $(OUT)
 
 test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers
 	$(Q)sh tests/run-all.sh $(OUT)

@@ -14,11 +14,20 @@
 #include "log.h"
 #include "redirect.skel.h"
 
-/* A claimed request is answered in well under a millisecond, unless the
- * agent sleeps on the process's memory lock. The waiting task gives up
- * this long after the claim, rather than keep a CPU the lock's holder may
- * need (see wait_step in redirect.bpf.c). */
-#define ANSWER_LIMIT_NS (3ULL * 1000 * 1000)
+/* A claimed request is answered in well under a millisecond on real
+ * hardware, unless the agent sleeps on the process's memory lock. The
+ * waiting task gives up ANSWER_TIMES the time an answer takes here (at
+ * least ANSWER_MIN_NS) after the claim, rather than keep a CPU the lock's
+ * holder may need (see wait_step in redirect.bpf.c); a service thread that
+ * has been inside one process's memory for STUCK_TIMES that (at least
+ * STUCK_MIN_NS) counts as stuck there (see stuck_in in service.c). */
+#define ANSWER_TIMES  100
+#define ANSWER_MIN_NS (3ULL * 1000 * 1000)
+#define STUCK_TIMES   30
+#define STUCK_MIN_NS  (1000ULL * 1000)
+
+static uint64_t at_least(uint64_t v, uint64_t min) { return v > min ? v : min; }
+static uint64_t at_most(uint64_t v, uint64_t max) { return v < max ? v : max; }
 
 /* Puts path in the rules map with value v, and every shorter '/'-boundary
  * prefix of it as a prefix marker, so the kernel side can stop at the first
@@ -142,8 +151,11 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	}
 	e->skel->rodata->soft_deadline_ns = o->deadline_ns;
 	e->skel->rodata->hard_deadline_ns = 2 * o->deadline_ns;
-	e->skel->rodata->answer_limit_ns = ANSWER_LIMIT_NS < 2 * o->deadline_ns ?
-					   ANSWER_LIMIT_NS : 2 * o->deadline_ns;
+	e->answer_ns = memio_answer_ns();
+	e->skel->rodata->answer_limit_ns =
+		at_most(at_least(ANSWER_TIMES * e->answer_ns, ANSWER_MIN_NS), 2 * o->deadline_ns);
+	e->stuck_ns = at_most(at_least(STUCK_TIMES * e->answer_ns, STUCK_MIN_NS),
+			      e->skel->rodata->answer_limit_ns);
 	e->skel->rodata->agent_tgid = (__u32)getpid();
 	e->skel->rodata->nr_slots = e->nslots;
 	e->skel->rodata->nr_cpus_online = (__u32)sysconf(_SC_NPROCESSORS_ONLN);
@@ -197,6 +209,9 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 		 (unsigned long long)(o->deadline_ns / 1000000),
 		 (unsigned long long)(e->skel->rodata->answer_limit_ns / 1000),
 		 (unsigned long long)(2 * o->deadline_ns / 1000000));
+	nvm_info("an answer's memory I/O takes up to %llu us here: a thread inside one "
+		 "process's memory for %llu us counts as stuck there",
+		 (unsigned long long)(e->answer_ns / 1000), (unsigned long long)(e->stuck_ns / 1000));
 	*out = e;
 	return 0;
 fail:

@@ -45,6 +45,8 @@ struct engine {
 	struct patchbook book;
 	struct memio *mem;
 	struct nvm_astats astats;
+	uint64_t answer_ns;              /* an answer's I/O here (memio_answer_ns) */
+	uint64_t stuck_ns;               /* inside a process this long: stuck */
 
 	atomic_bool stop;
 	atomic_int poller;               /* index + 1 of the polling thread, 0: none */

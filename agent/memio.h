@@ -32,4 +32,10 @@ int memio_read_str(int fd, uint64_t addr, char *buf, size_t len);
  * Returns 0, 1 if they did not match (nothing written), or -1. */
 int memio_swap(int fd, uint64_t addr, const void *expect, const void *want, size_t len);
 
+/* How long one answer's memory I/O takes on this machine, measured on the
+ * caller's own memory (open, read, write back): the slowest of a few
+ * rounds, in ns. An emulated machine is tens of times slower than real
+ * hardware, so limits on answers scale with this. */
+uint64_t memio_answer_ns(void);
+
 #endif

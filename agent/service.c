@@ -244,10 +244,9 @@ static void resume_polling(struct engine *e, bool was_poller, struct service_thr
 }
 
 /* Whether another thread has been inside address space mm for longer than
- * an answer takes: it sleeps on that process's memory lock, and so would
- * this one. Refusing at once keeps this thread for other processes and
- * lets the waiting task go on instead of holding its CPU. */
-#define STUCK_NS (1000ULL * 1000)
+ * an answer takes (e->stuck_ns): it sleeps on that process's memory lock,
+ * and so would this one. Refusing at once keeps this thread for other
+ * processes and lets the waiting task go on instead of holding its CPU. */
 
 static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 {
@@ -260,7 +259,7 @@ static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 		/* The clock is read after since, which another thread may
 		 * have set a moment ago. */
 		since = atomic_load(&o->io_since);
-		if ((int64_t)(now_ns() - since) > (int64_t)STUCK_NS)
+		if ((int64_t)(now_ns() - since) > (int64_t)e->stuck_ns)
 			return true;
 	}
 	return false;

@@ -47,6 +47,13 @@ volatile __u64 agent_warm;
  * (and '/' itself, for "//..."), as a 256-bit set: most paths leave on their
  * second byte, before the path is copied or matched. Set by the agent. */
 __u32 first_chars[8];
+/* Always 0, and unknown to the verifier (.bss). Kernels before 6.7 verify a
+ * bpf_loop callback once, from the caller's state at the call: a context
+ * field known there as the constant 0 makes every branch of the callback
+ * that needs another value dead, and dead code is removed (6.1 matched no
+ * path at all). Context fields that change from step to step start from
+ * this instead. */
+volatile __u32 unknown_zero;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -338,6 +345,8 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	else
 		s->path[0] = '\0';
 	w.seq = NVM_SLOT_SEQ(word);
+	w.answer_by = unknown_zero; /* see unknown_zero */
+	w.last_state = unknown_zero;
 	/* The fields are written before the state says WAITING: the CAS is
 	 * a full barrier. Only this task moves a FILLING slot. */
 	__sync_val_compare_and_swap(&s->word, word, NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING));
@@ -457,7 +466,8 @@ enum match { M_NONE, M_RULE, M_ALIAS };
 static __always_inline enum match match_rule(struct scratch *sc, __u32 *rule,
 					     __u32 *span, __u32 *flags)
 {
-	struct match_ctx m = { .sc = sc };
+	struct match_ctx m = { .sc = sc, .klen = unknown_zero, .rule = unknown_zero,
+			       .span = unknown_zero, .state = (int)unknown_zero };
 
 	if (sc->path[0] != '/')
 		return M_NONE;
