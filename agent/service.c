@@ -30,6 +30,8 @@
 #include "realtime.h"
 #include "redirect.skel.h"
 
+#define THREADS_PER_CPU 2 /* see the top of the file */
+
 static bool cas(__u64 *p, __u64 old, __u64 new)
 {
 	return __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
@@ -235,7 +237,7 @@ static bool leave_polling(struct engine *e, struct service_thread *t)
 	return atomic_compare_exchange_strong(&e->poller, &me, 0);
 }
 
-static void resume_polling(struct engine *e, bool was_poller, struct service_thread *t)
+static void resume_polling(struct engine *e, struct service_thread *t, bool was_poller)
 {
 	int none = 0;
 
@@ -247,7 +249,6 @@ static void resume_polling(struct engine *e, bool was_poller, struct service_thr
  * an answer takes (e->stuck_ns): it sleeps on that process's memory lock,
  * and so would this one. Refusing at once keeps this thread for other
  * processes and lets the waiting task go on instead of holding its CPU. */
-
 static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 {
 	for (unsigned i = 0; i < e->nthreads; i++) {
@@ -329,7 +330,7 @@ answer:
 		undo_late(e, &req, fd);
 	}
 	memio_put(e->mem, fd);
-	resume_polling(e, was_poller, t);
+	resume_polling(e, t, was_poller);
 	return true;
 }
 
@@ -357,7 +358,6 @@ static void drain_bell(struct engine *e)
  * polling to the thread of the next CPU and stops once that one has taken
  * over: polling moves between CPUs and never stops while work goes on. */
 #define MAX_STINT_NS (15ULL * 1000 * 1000)
-#define THREADS_PER_CPU 2
 #define HANDOFF_WAIT_NS (5ULL * 1000 * 1000)
 
 static void hand_off(struct engine *e, struct service_thread *t)
