@@ -16,6 +16,7 @@
 #include "cgroups.h"
 #include "control.h"
 #include "log.h"
+#include "probe.h"
 #include "profile.h"
 #include "render.h"
 
@@ -27,6 +28,7 @@ void agent_opts_init(struct agent_opts *o)
 	o->deadline_ms = 50;
 	o->linger_us = 100000;
 	o->btf = "/sys/kernel/btf/vmlinux";
+	o->strategy = "auto";
 }
 
 int agent_parse_opt(int opt, const char *arg, struct agent_opts *o)
@@ -49,10 +51,10 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o)
 	case 'L':
 		return cli_parse_uint("--linger-us", arg, 1000000, &o->linger_us) ? -1 : 1;
 	case 'S':
-		if (strcmp(arg, "assisted"))
-			return nvm_err_r(-1, "--strategy %s: this build has only \"assisted\" (the agent "
-					     "rewrites paths through /proc/<pid>/mem from tp_btf "
-					     "entry/exit programs)", arg);
+		if (strcmp(arg, "auto") && strcmp(arg, "in-kernel") && strcmp(arg, "assisted"))
+			return nvm_err_r(-1, "--strategy %s: not a strategy (auto, in-kernel or "
+					     "assisted)", arg);
+		o->strategy = arg;
 		return 1;
 	}
 	return 0;
@@ -71,6 +73,39 @@ static int check_machine(const struct agent_opts *o)
 		return nvm_err_r(NVM_EXIT_USAGE, "no kernel BTF at %s (%s): this kernel was built "
 						 "without CONFIG_DEBUG_INFO_BTF; nvmirage needs it",
 				 o->btf, strerror(errno));
+	return 0;
+}
+
+/* In-kernel where bpf_probe_write_user loads, unless assisted is asked
+ * for; logs the choice and why. Returns 0, or NVM_EXIT_USAGE when the
+ * strategy asked for is not available here. */
+static int choose_strategy(const struct agent_opts *o, bool *in_kernel)
+{
+	struct probe_item wu;
+	char lockdown[32];
+
+	if (!strcmp(o->strategy, "assisted")) {
+		*in_kernel = false;
+		nvm_info("strategy: assisted rewrite (asked for with --strategy): tp_btf entry/exit "
+			 "programs hold the syscall; the agent rewrites the path through "
+			 "/proc/<pid>/mem");
+		return 0;
+	}
+	probe_lockdown(lockdown, sizeof(lockdown));
+	probe_write_user(&wu, lockdown);
+	*in_kernel = wu.ok;
+	if (!wu.ok && !strcmp(o->strategy, "in-kernel"))
+		return nvm_err_r(NVM_EXIT_USAGE, "--strategy in-kernel: not available on this kernel: "
+						 "bpf_probe_write_user %s", wu.why);
+	if (wu.ok)
+		nvm_info("strategy: in-kernel rewrite (%s; lockdown %s, bpf_probe_write_user "
+			 "loads): the entry program writes the alias itself; the agent only where "
+			 "the page refuses the write", o->strategy[0] == 'a' ? "auto" : "asked for",
+			 lockdown);
+	else
+		nvm_info("strategy: assisted rewrite (auto; in-kernel is not available: "
+			 "bpf_probe_write_user %s): tp_btf entry/exit programs hold the syscall; "
+			 "the agent rewrites the path through /proc/<pid>/mem", wu.why);
 	return 0;
 }
 
@@ -125,8 +160,9 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 		 a->model.ngpus, a->model.gpus[0].name, a->model.driver_version, o->root);
 	for (unsigned i = 0; i < a->rules.n; i++)
 		nvm_info("rule %s -> %s", a->rules.r[i].from, a->rules.r[i].alias);
-	nvm_info("strategy: assisted rewrite (tp_btf entry/exit programs hold the syscall; "
-		 "the agent rewrites the path through /proc/<pid>/mem)");
+	if ((r = choose_strategy(o, &a->in_kernel)))
+		goto usage;
+	eo.in_kernel = a->in_kernel;
 	eo.rules = &a->rules;
 	eo.root = o->root;
 	if (engine_start(&a->engine, &eo))
@@ -212,7 +248,8 @@ static void answer_status(struct agent *a)
 	json_object_object_add(o, "root", json_object_new_string(a->o.root));
 	json_object_object_add(o, "profile", json_object_new_string(a->model.profile_path));
 	json_object_object_add(o, "gpus", json_object_new_int((int)a->model.ngpus));
-	json_object_object_add(o, "strategy", json_object_new_string("assisted"));
+	json_object_object_add(o, "strategy",
+			       json_object_new_string(a->in_kernel ? "in-kernel" : "assisted"));
 	tj = json_object_new_array();
 	for (unsigned i = 0; i < a->ntargets; i++)
 		json_object_array_add(tj, json_object_new_string(a->targets[i].path));

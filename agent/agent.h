@@ -23,6 +23,7 @@ struct agent_opts {
 	bool clip_cpus;
 	unsigned deadline_ms;
 	unsigned linger_us;
+	const char *strategy;     /* "auto" (default), "in-kernel" or "assisted" */
 };
 
 struct agent_target {
@@ -37,6 +38,7 @@ struct agent {
 	struct nvm_model model;
 	struct nvm_rules rules;
 	struct engine *engine;
+	bool in_kernel;           /* the strategy chosen */
 	int root_lock;
 	char root_lock_name[64];
 	int control_fd;
@@ -76,7 +78,8 @@ void agent_opts_init(struct agent_opts *o);
 	"                        then it goes on unredirected and is counted)\n"          \
 	"      --linger-us N     keep polling this long after work (default 100000)\n"      \
 	"      --btf FILE        kernel BTF (default /sys/kernel/btf/vmlinux)\n"          \
-	"      --strategy NAME   assisted (the only one this build has)\n"
+	"      --strategy NAME   auto (default: in-kernel where the kernel allows it,\n" \
+	"                        else assisted), in-kernel, or assisted\n"
 
 /* Checks the machine, renders the tree, loads the engine, opens the control
  * socket. Returns 0, or an exit status (2 bad input, 1 failure) after

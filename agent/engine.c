@@ -73,6 +73,38 @@ static int load_rules(struct engine *e)
 	return add_path(fd, e->opts.root, NVM_RULE_ALIAS);
 }
 
+/* Each rule's replacements for the in-kernel rewrite (see struct nvm_alias). */
+static int load_aliases(struct engine *e)
+{
+	int fd = bpf_map__fd(e->skel->maps.aliases);
+
+	if (e->rules.n > NVM_MAX_RULES)
+		return nvm_err_r(-1, "%u rules; the in-kernel rewrite handles at most %d",
+				 e->rules.n, NVM_MAX_RULES);
+	for (__u32 i = 0; i < e->rules.n; i++) {
+		const struct nvm_rule *r = &e->rules.r[i];
+		struct nvm_alias a = { 0 };
+
+		for (int v = 0; v < 2; v++) {
+			a.need[v] = (__u32)strlen(r->alias) + (v && r->kind == NVM_RULE_DIR);
+			if (rules_replacement(r, NVM_ALIAS_END, v, a.tail[v]))
+				return nvm_err_r(-1, "rule %s: alias %s too long", r->from, r->alias);
+		}
+		if (bpf_map_update_elem(fd, &i, &a, BPF_ANY))
+			return nvm_err_r(-1, "aliases map: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* Attaches prog into *link; names it in the error. */
+static int attach(struct bpf_program *prog, struct bpf_link **link, const char *what)
+{
+	*link = bpf_program__attach(prog);
+	if (!*link)
+		return nvm_err_r(-1, "attach %s: %s", what, strerror(errno));
+	return 0;
+}
+
 static int map_shared(struct engine *e)
 {
 	struct bpf_map *bell = e->skel->maps.bell;
@@ -157,6 +189,12 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->stuck_ns = at_most(at_least(STUCK_TIMES * e->answer_ns, STUCK_MIN_NS),
 			      e->skel->rodata->answer_limit_ns);
 	e->skel->rodata->agent_tgid = (__u32)getpid();
+	/* One pair of entry/exit programs is loaded: the in-kernel pair
+	 * calls bpf_probe_write_user, which lockdown refuses to load. */
+	bpf_program__set_autoload(e->skel->progs.nvm_sys_enter, !o->in_kernel);
+	bpf_program__set_autoload(e->skel->progs.nvm_sys_exit, !o->in_kernel);
+	bpf_program__set_autoload(e->skel->progs.nvm_sys_enter_ik, o->in_kernel);
+	bpf_program__set_autoload(e->skel->progs.nvm_sys_exit_ik, o->in_kernel);
 	e->skel->rodata->nr_slots = e->nslots;
 	e->skel->rodata->nr_cpus_online = (__u32)sysconf(_SC_NPROCESSORS_ONLN);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -170,7 +208,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	}
 	e->patches_fd = bpf_map__fd(e->skel->maps.patches);
 	e->bell_fd = bpf_map__fd(e->skel->maps.bell);
-	if (load_rules(e) || map_shared(e))
+	if (load_rules(e) || load_aliases(e) || map_shared(e))
 		goto fail;
 	e->notes = ring_buffer__new(bpf_map__fd(e->skel->maps.notes), on_note, e, NULL);
 	if (!e->notes) {
@@ -180,23 +218,21 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	/* The service must answer before the first request can come. */
 	if (service_start(e))
 		goto fail;
-	e->skel->links.nvm_fork = bpf_program__attach(e->skel->progs.nvm_fork);
-	if (!e->skel->links.nvm_fork) {
-		nvm_err("attach tp_btf/sched_process_fork: %s", strerror(errno));
+	if (attach(e->skel->progs.nvm_fork, &e->skel->links.nvm_fork,
+		   "tp_btf/sched_process_fork"))
 		goto fail;
-	}
-	e->skel->links.nvm_sys_enter = bpf_program__attach(e->skel->progs.nvm_sys_enter);
-	if (!e->skel->links.nvm_sys_enter) {
-		nvm_err("attach tp_btf/sys_enter: %s", strerror(errno));
+	/* The exit program is always attached: attaching it while a task
+	 * waits in sys_enter would wait for that task's RCU read section,
+	 * i.e. past its deadline. */
+	if (o->in_kernel ? attach(e->skel->progs.nvm_sys_enter_ik, &e->skel->links.nvm_sys_enter_ik,
+				  "tp_btf/sys_enter (in-kernel)") ||
+				   attach(e->skel->progs.nvm_sys_exit_ik, &e->skel->links.nvm_sys_exit_ik,
+					  "tp_btf/sys_exit (in-kernel)")
+			 : attach(e->skel->progs.nvm_sys_enter, &e->skel->links.nvm_sys_enter,
+				  "tp_btf/sys_enter") ||
+				   attach(e->skel->progs.nvm_sys_exit, &e->skel->links.nvm_sys_exit,
+					  "tp_btf/sys_exit"))
 		goto fail;
-	}
-	/* Always attached: attaching it while a task waits in sys_enter would
-	 * wait for that task's RCU read section, i.e. past its deadline. */
-	e->skel->links.nvm_sys_exit = bpf_program__attach(e->skel->progs.nvm_sys_exit);
-	if (!e->skel->links.nvm_sys_exit) {
-		nvm_err("attach tp_btf/sys_exit: %s", strerror(errno));
-		goto fail;
-	}
 	/* Only wakes the agent: a refusal costs that head start, nothing else. */
 	e->skel->links.nvm_exec = bpf_program__attach(e->skel->progs.nvm_exec);
 	if (!e->skel->links.nvm_exec)
@@ -289,12 +325,16 @@ void engine_stop(struct engine *e)
 	 * Entry first (no new patches), exit last (the ones in flight are
 	 * restored), then the service; the janitor restores anything left. */
 	if (e->skel) {
-		bpf_link__destroy(e->skel->links.nvm_sys_enter);
-		e->skel->links.nvm_sys_enter = NULL;
-		bpf_link__destroy(e->skel->links.nvm_fork);
-		e->skel->links.nvm_fork = NULL;
-		bpf_link__destroy(e->skel->links.nvm_sys_exit);
-		e->skel->links.nvm_sys_exit = NULL;
+		struct bpf_link **order[] = {
+			&e->skel->links.nvm_sys_enter, &e->skel->links.nvm_sys_enter_ik,
+			&e->skel->links.nvm_fork,
+			&e->skel->links.nvm_sys_exit, &e->skel->links.nvm_sys_exit_ik,
+		};
+
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			bpf_link__destroy(*order[i]);
+			*order[i] = NULL;
+		}
 	}
 	if (e->threads)
 		service_stop(e);

@@ -14,6 +14,8 @@ struct engine_opts {
 	const char *root;        /* the tree root the aliases are under */
 	uint64_t deadline_ns;    /* the agent must claim a request by then */
 	unsigned linger_us;      /* a service thread keeps polling this long after work */
+	bool in_kernel;          /* the in-kernel rewrite (see redirect.bpf.c); the
+				  * caller checked that bpf_probe_write_user loads */
 };
 
 /* What the agent itself counts, beside the kernel side's nvm_kstats. */
@@ -39,7 +41,8 @@ struct nvm_astats {
 #define NVM_KSTATS_FIELDS(X)                                                   \
 	X(matched) X(rewritten) X(shared) X(restored) X(deadline_misses)        \
 	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)       \
-	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(agent_failed)
+	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(agent_failed)        \
+	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
 	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \

@@ -78,11 +78,37 @@ static void read_line(const char *path, char *buf, size_t len)
 	snprintf(buf, len, "%s", tmp);
 }
 
+void probe_lockdown(char *buf, size_t len)
+{
+	char raw[128], *open_b, *close_b;
+	struct stat st;
+
+	/* securityfs holds lockdown and the LSM list; mount it if needed. */
+	if (stat("/sys/kernel/security/lsm", &st))
+		mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	read_line("/sys/kernel/security/lockdown", raw, sizeof(raw));
+	open_b = strchr(raw, '[');
+	close_b = open_b ? strchr(open_b, ']') : NULL;
+	if (open_b && close_b) {
+		*close_b = '\0';
+		snprintf(buf, len, "%s", open_b + 1);
+	} else {
+		snprintf(buf, len, "%s", raw);
+	}
+}
+
+void probe_write_user(struct probe_item *it, const char *lockdown)
+{
+	try_prog(P_WRITE_USER, false, it);
+	if (!it->ok && strcmp(lockdown, "none") && strcmp(lockdown, "unknown"))
+		snprintf(it->why, sizeof(it->why), "load refused (%s): lockdown is \"%s\"",
+			 strerror(-it->err), lockdown);
+}
+
 int probe_kernel(struct probe_result *p)
 {
 	struct utsname u;
 	struct stat st;
-	char raw[128], *open_b, *close_b;
 
 	memset(p, 0, sizeof(*p));
 	uname(&u);
@@ -94,18 +120,7 @@ int probe_kernel(struct probe_result *p)
 	if (!p->btf)
 		return nvm_err_r(-1, "no kernel BTF at /sys/kernel/btf/vmlinux: nvmirage needs a "
 				     "kernel built with CONFIG_DEBUG_INFO_BTF");
-	/* securityfs holds lockdown and the LSM list; mount it if needed. */
-	if (stat("/sys/kernel/security/lsm", &st))
-		mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
-	read_line("/sys/kernel/security/lockdown", raw, sizeof(raw));
-	open_b = strchr(raw, '[');
-	close_b = open_b ? strchr(open_b, ']') : NULL;
-	if (open_b && close_b) {
-		*close_b = '\0';
-		snprintf(p->lockdown, sizeof(p->lockdown), "%s", open_b + 1);
-	} else {
-		snprintf(p->lockdown, sizeof(p->lockdown), "%s", raw);
-	}
+	probe_lockdown(p->lockdown, sizeof(p->lockdown));
 	read_line("/sys/kernel/security/lsm", p->lsms, sizeof(p->lsms));
 	{
 		char list[260];
@@ -121,16 +136,19 @@ int probe_kernel(struct probe_result *p)
 		snprintf(p->lsm.why, sizeof(p->lsm.why),
 			 "attaches, but \"bpf\" is not in the active LSM list: it would never run");
 	}
-	try_prog(P_WRITE_USER, false, &p->write_user);
-	if (!p->write_user.ok && strcmp(p->lockdown, "none") && strcmp(p->lockdown, "unknown"))
-		snprintf(p->write_user.why, sizeof(p->write_user.why),
-			 "refused by the verifier: lockdown is \"%s\"", p->lockdown);
+	probe_write_user(&p->write_user, p->lockdown);
 
-	if (p->tp_btf.ok) {
+	if (p->tp_btf.ok && p->write_user.ok) {
+		snprintf(p->strategy, sizeof(p->strategy), "in-kernel");
+		snprintf(p->strategy_why, sizeof(p->strategy_why),
+			 "bpf_probe_write_user loads: the entry program writes the alias itself, "
+			 "the agent only where the page refuses the write (read-only literals)");
+	} else if (p->tp_btf.ok) {
 		snprintf(p->strategy, sizeof(p->strategy), "assisted");
 		snprintf(p->strategy_why, sizeof(p->strategy_why),
-			 "tp_btf sys_enter/sys_exit hold the syscall and the agent rewrites the path "
-			 "through /proc/<pid>/mem (works under lockdown and on read-only literals)");
+			 "bpf_probe_write_user does not load (%s): tp_btf sys_enter/sys_exit hold "
+			 "the syscall and the agent rewrites the path through /proc/<pid>/mem",
+			 p->write_user.why);
 	} else {
 		snprintf(p->strategy, sizeof(p->strategy), "none");
 		snprintf(p->strategy_why, sizeof(p->strategy_why),
@@ -159,8 +177,10 @@ void probe_print(const struct probe_result *p, FILE *f)
 	fprintf(f, "  %-22s %-4s %s\n", "assisted", p->tp_btf.ok ? "yes" : "no",
 		p->tp_btf.ok ? "tp_btf entry/exit + agent writes through /proc/<pid>/mem"
 			     : p->tp_btf.why);
-	fprintf(f, "  %-22s %-4s %s\n", "in-kernel", "no",
-		"not in this build (bpf_probe_write_user from the entry program)");
+	fprintf(f, "  %-22s %-4s %s\n", "in-kernel", p->tp_btf.ok && p->write_user.ok ? "yes" : "no",
+		!p->tp_btf.ok ? p->tp_btf.why
+		: p->write_user.ok ? "tp_btf entry/exit write the alias with bpf_probe_write_user"
+				   : p->write_user.why);
 	fprintf(f, "chosen: %s: %s\n", p->strategy, p->strategy_why);
 }
 

@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct probe_item {
@@ -22,6 +23,11 @@ struct probe_result {
 	char strategy[32];
 	char strategy_why[256];
 };
+
+/* The lockdown mode ("none", "integrity", "confidentiality" or "unknown"). */
+void probe_lockdown(char *buf, size_t len);
+/* Whether a program calling bpf_probe_write_user loads (lockdown refuses it). */
+void probe_write_user(struct probe_item *it, const char *lockdown);
 
 /* Returns 0, or -1 if there is nothing to probe with (not root, no BTF). */
 int probe_kernel(struct probe_result *p);

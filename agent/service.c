@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 
 #include "engine_int.h"
+#include "kpatches.h"
 #include "log.h"
 #include "realtime.h"
 #include "redirect.skel.h"
@@ -164,23 +165,71 @@ static int restore_rec(struct engine *e, const struct patch_rec *rec, int fd)
 	return NVM_RES_OK;
 }
 
+/* The kernel side could not put back the bytes of a patch it wrote itself
+ * (the page no longer took the write): the record is in the patches map. */
+static int restore_kpatch(struct engine *e, const struct nvm_slot *s, int fd)
+{
+	struct nvm_patch p;
+	int r;
+
+	if (!kpatch_get(e->patches_fd, s->mm, s->addr, &p) ||
+	    NVM_PATCH_STATE(p.word) != NVM_PATCH_RESTORING || p.span >= NVM_PATH_READ)
+		return NVM_RES_FAILED;
+	r = memio_swap(fd, s->addr, p.repl, p.orig, p.span);
+	if (r < 0) {
+		ASTAT_ADD(e, errors, 1);
+		return NVM_RES_FAILED;
+	}
+	if (r == 0)
+		ASTAT_ADD(e, restored, 1);
+	return NVM_RES_OK; /* r > 0: the process changed the bytes: left as they are */
+}
+
 static int handle_restore(struct engine *e, const struct nvm_slot *s, int fd)
 {
 	struct patch_rec rec;
 
 	if (!take_rec(e, s->mm, s->addr, &rec))
-		return NVM_RES_FAILED;
+		return restore_kpatch(e, s, fd);
 	return restore_rec(e, &rec, fd);
+}
+
+struct fork_repair {
+	struct engine *e;
+	__u64 parent_mm;
+	int fd; /* the child's memory */
+};
+
+/* Repairs, in a fork child, the bytes of its parent's patch at addr. */
+static void repair_child(struct engine *e, int fd, __u64 addr, const char *repl,
+			 const char *orig, unsigned span)
+{
+	char cur[NVM_PATH_READ];
+
+	if (span >= NVM_PATH_READ || memio_read(fd, addr, cur, span) || memcmp(cur, repl, span))
+		return;
+	if (memio_swap(fd, addr, repl, orig, span) == 0)
+		ASTAT_ADD(e, fork_repairs, 1);
+}
+
+static void repair_child_kpatch(const struct nvm_patch_key *key, const struct nvm_patch *p,
+				void *ctx)
+{
+	struct fork_repair *f = ctx;
+
+	if (key->mm == f->parent_mm)
+		repair_child(f->e, f->fd, key->addr, p->repl, p->orig, p->span);
 }
 
 /* A fork child copied its parent's memory while patches were (or had just
  * been) in place: wherever the child still holds a replacement, put the
  * original back. The parent's records are copied first, so the child's
- * memory is read with the book unlocked. */
+ * memory is read with the book unlocked. The kernel side's own records
+ * (in-kernel rewrite) are in the patches map. */
 static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 {
+	struct fork_repair f = { .e = e, .parent_mm = s->parent_mm, .fd = fd };
 	struct patch_rec *recs = NULL;
-	char cur[NVM_PATH_READ];
 	unsigned n = 0, cap = 0;
 
 	book_lock(e);
@@ -197,16 +246,11 @@ static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 		recs[n++] = e->book.r[i];
 	}
 	book_unlock(e);
-	for (unsigned i = 0; i < n; i++) {
-		struct patch_rec *rec = &recs[i];
-
-		if (memio_read(fd, rec->addr, cur, rec->span) ||
-		    memcmp(cur, rec->repl, rec->span))
-			continue;
-		if (memio_swap(fd, rec->addr, rec->repl, rec->orig, rec->span) == 0)
-			ASTAT_ADD(e, fork_repairs, 1);
-	}
+	for (unsigned i = 0; i < n; i++)
+		repair_child(e, fd, recs[i].addr, recs[i].repl, recs[i].orig, recs[i].span);
 	free(recs);
+	if (e->opts.in_kernel)
+		kpatch_each(e->patches_fd, repair_child_kpatch, &f);
 	return NVM_RES_OK;
 }
 
@@ -556,6 +600,48 @@ void service_stop(struct engine *e)
 
 #define JANITOR_BATCH 64
 
+struct sweep {
+	struct engine *e;
+	bool all;
+	uint64_t now, stale;
+};
+
+/* One in-kernel record: forgotten once no fork can need it; restored here
+ * when its task gave up on the agent's restore, or when the programs are
+ * gone; dropped with its process. */
+static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch *p, void *ctx)
+{
+	struct sweep *w = ctx;
+	struct engine *e = w->e;
+	uint32_t state = NVM_PATCH_STATE(p->word);
+	bool old = w->now - p->since > w->stale;
+	int fd;
+
+	if (state == NVM_PATCH_RESTORED) {
+		if (w->all || w->now - p->since > 2 * NVM_RECENT_NS)
+			bpf_map_delete_elem(e->patches_fd, key);
+		return;
+	}
+	if (!w->all && !old)
+		return;
+	fd = memio_fd(e->mem, p->tgid, p->tid, key->mm);
+	if (fd < 0)
+		fd = memio_fd(e->mem, p->tgid, p->tgid, key->mm);
+	if (fd < 0) {
+		bpf_map_delete_elem(e->patches_fd, key); /* the process is gone */
+		return;
+	}
+	/* An applied patch of a live process is in use inside a syscall,
+	 * unless the programs are detached. */
+	if (w->all || state == NVM_PATCH_RESTORING) {
+		if (p->span < NVM_PATH_READ &&
+		    memio_swap(fd, key->addr, p->repl, p->orig, p->span) == 0)
+			ASTAT_ADD(e, late_restores, 1);
+		bpf_map_delete_elem(e->patches_fd, key);
+	}
+	memio_put(e->mem, fd);
+}
+
 /* Restores patches the kernel side left behind (a task that gave up waiting
  * or was killed in its syscall). Candidates are taken under the lock, then
  * restored with it released, a batch at a time. */
@@ -564,6 +650,12 @@ void service_janitor(struct engine *e, bool all)
 	uint64_t now = now_ns(), stale = 2 * 2 * e->opts.deadline_ns;
 	struct patch_rec batch[JANITOR_BATCH];
 	unsigned start = 0;
+
+	if (e->opts.in_kernel) {
+		struct sweep w = { .e = e, .all = all, .now = now, .stale = stale };
+
+		kpatch_each(e->patches_fd, sweep_kpatch, &w);
+	}
 
 	for (;;) {
 		unsigned n = 0, i;

@@ -9,6 +9,13 @@
  * sched_process_fork: a child copied from a patched address space gets its
  * copy repaired before it returns to user space.
  *
+ * The in-kernel variant (nvm_sys_enter_ik, nvm_sys_exit_ik; loaded instead
+ * of the plain pair where bpf_probe_write_user is allowed, i.e. without
+ * lockdown) writes the alias and the original bytes itself, with no agent
+ * round trip; where the page does not take the write (a string literal's
+ * read-only page, a page still shared with a fork) the same syscall asks
+ * the agent, as the plain pair always does.
+ *
  * Everything a non-target task pays is the syscall-number switch and, for
  * path syscalls, one per-task cached cgroup verdict. */
 #include "vmlinux.h"
@@ -76,6 +83,14 @@ struct {
 	__type(key, struct nvm_rule_key);
 	__type(value, __u32);
 } rules SEC(".maps");
+
+/* rule index -> its replacements, for the in-kernel rewrite */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NVM_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct nvm_alias);
+} aliases SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -519,6 +534,10 @@ static long join_step(__u64 i, void *data)
 		return 1;
 	}
 	word = *(volatile __u64 *)&p->word;
+	if (NVM_PATCH_STATE(word) == NVM_PATCH_RESTORED) {
+		j->outcome = J_GONE; /* a record only: take it over */
+		return 1;
+	}
 	if (NVM_PATCH_STATE(word) == NVM_PATCH_APPLIED && NVM_PATCH_USERS(word) > 0) {
 		if (__sync_val_compare_and_swap(&p->word, word, word + 1) == word) {
 			j->outcome = J_JOINED;
@@ -565,10 +584,96 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	return true;
 }
 
+/* span as a size the verifier knows is 1 to NVM_PATH_READ - 1, or 0 when it
+ * is not. The barrier keeps the compiler from folding the two checks into
+ * one the verifier cannot take the lower bound from. */
+static __always_inline __u64 bounded_span(__u32 span)
+{
+	__u64 n = span;
+
+	barrier_var(n);
+	if (n > NVM_PATH_READ - 1)
+		return 0;
+	barrier_var(n);
+	if ((__s64)n < 1)
+		return 0;
+	return n;
+}
+
+/* The in-kernel rewrite of the n-byte prefix at addr (bytes already read
+ * into path) with rule's replacement, recorded in p, which this task owns
+ * (PENDING). False when it did not fit or the page did not take the write:
+ * nothing was written, and the agent is asked instead. */
+static __always_inline bool write_in_kernel(struct nvm_patch *p, const char *path, __u64 addr,
+					    __u32 rule, __u32 span, __u32 flags)
+{
+	struct nvm_alias *a = bpf_map_lookup_elem(&aliases, &rule);
+	__u64 id = bpf_get_current_pid_tgid(), n = bounded_span(span);
+	int v = flags & NVM_REQ_EXACT ? 1 : 0;
+
+	if (!a || !n || a->need[v] > n)
+		return false;
+	if (bpf_probe_read_kernel(p->repl, n, &a->tail[v][NVM_ALIAS_END - n]))
+		return false;
+	__builtin_memcpy(p->orig, path, NVM_PATH_READ);
+	p->span = n;
+	p->tgid = id >> 32;
+	p->tid = (__u32)id;
+	/* Flagged before the write: a fork that copies the bytes meanwhile
+	 * finds the record its child is repaired by. */
+	p->flags = NVM_PATCH_F_INKERNEL;
+	if (bpf_probe_write_user((void *)addr, p->repl, n) == 0)
+		return true;
+	p->flags = 0;
+	count(ik_write_faults);
+	return false;
+}
+
+/* Puts back the bytes of an in-kernel patch, if they are still its
+ * replacement (else leaves them: the process changed them). False when the
+ * page did not take the write: the agent is asked instead. */
+static __always_inline bool restore_in_kernel(struct nvm_patch *p, __u64 addr)
+{
+	char cur[NVM_PATH_READ];
+	__u64 n = bounded_span(p->span);
+	bool same = true;
+
+	if (!n)
+		return true;
+	if (bpf_probe_read_user(cur, n, (void *)addr))
+		return false;
+#pragma unroll
+	for (int i = 0; i < NVM_PATH_READ - 1; i++)
+		if (i < n && cur[i] != p->repl[i])
+			same = false;
+	if (!same) {
+		count(ik_changed);
+		return true;
+	}
+	if (bpf_probe_write_user((void *)addr, p->orig, n))
+		return false;
+	count(ik_restored);
+	return true;
+}
+
+/* Takes over the record of a restored in-kernel patch at key (see
+ * NVM_PATCH_RESTORED): true if this task now owns it, PENDING. */
+static __always_inline bool take_over(struct nvm_patch_key *key)
+{
+	struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
+	__u64 word = NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0);
+
+	if (!p || __sync_val_compare_and_swap(&p->word, word,
+					      NVM_PATCH_WORD(NVM_PATCH_PENDING, 1)) != word)
+		return false;
+	p->since = bpf_ktime_get_ns();
+	p->flags = 0;
+	return true;
+}
 /* The patches map is only consulted when the path matches a rule (to take or
  * share its patch) or is already under the tree root (someone's patch), so
  * a target's other paths cost one read and one rules lookup. */
-static __noinline void enter_path(__u64 mm, __u64 addr)
+static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_kernel)
 {
 	struct nvm_patch_key key = { .mm = mm, .addr = addr };
 	__u32 zero = 0;
@@ -601,7 +706,8 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 			/* No patch here now: either the path names the tree
 			 * itself, or its patch was restored after we read it;
 			 * read again (the last attempt lets it go as it is). */
-			if (!bpf_map_lookup_elem(&patches, &key))
+			p = bpf_map_lookup_elem(&patches, &key);
+			if (!p || NVM_PATCH_STATE(p->word) == NVM_PATCH_RESTORED)
 				continue;
 			if (share_patch(&key))
 				return;
@@ -609,7 +715,7 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 		}
 		np.word = NVM_PATCH_WORD(NVM_PATCH_PENDING, 1);
 		np.since = bpf_ktime_get_ns();
-		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST)) {
+		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST) && !take_over(&key)) {
 			/* Another thread has asked for this patch: share it. */
 			if (share_patch(&key))
 				return;
@@ -618,6 +724,17 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 		if (!(flags & NVM_REQ_UNREAD))
 			count(matched);
 		touch_mm(mm);
+		p = bpf_map_lookup_elem(&patches, &key);
+		if (in_kernel && !(flags & NVM_REQ_UNREAD) && p &&
+		    write_in_kernel(p, sc->path, addr, rule, span, flags)) {
+			__sync_val_compare_and_swap(&p->word,
+						    NVM_PATCH_WORD(NVM_PATCH_PENDING, 1),
+						    NVM_PATCH_WORD(NVM_PATCH_APPLIED, 1));
+			count(rewritten);
+			count(ik_rewritten);
+			track(&key);
+			return;
+		}
 		struct nvm_ask rq = { .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
 				      .span = span, .mm = mm, .addr = addr };
 
@@ -642,12 +759,20 @@ static __noinline void enter_path(__u64 mm, __u64 addr)
 	}
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(nvm_sys_enter, struct pt_regs *regs, long id)
+static __noinline void enter_path(__u64 mm, __u64 addr)
+{
+	enter_path_body(mm, addr, false);
+}
+
+static __noinline void enter_path_ik(__u64 mm, __u64 addr)
+{
+	enter_path_body(mm, addr, true);
+}
+
+/* The path the syscall's task passes, if it is a target's: else 0. */
+static __always_inline __u64 target_path(struct pt_regs *regs, long id)
 {
 	int arg = nvm_path_arg(id);
-	__u64 addr;
-	struct task_struct *task;
 
 	if (arg < 0)
 		return 0;
@@ -655,16 +780,51 @@ int BPF_PROG(nvm_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	if (!is_target())
 		return 0;
-	addr = arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
-	if (!addr)
-		return 0;
-	task = bpf_get_current_task_btf();
-	enter_path((__u64)task->mm, addr);
+	return arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+}
+
+static __always_inline __u64 current_mm(void)
+{
+	return (__u64)bpf_get_current_task_btf()->mm;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(nvm_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 addr = target_path(regs, id);
+
+	if (addr)
+		enter_path(current_mm(), addr);
 	return 0;
 }
 
+SEC("tp_btf/sys_enter")
+int BPF_PROG(nvm_sys_enter_ik, struct pt_regs *regs, long id)
+{
+	__u64 addr = target_path(regs, id);
+
+	if (addr)
+		enter_path_ik(current_mm(), addr);
+	return 0;
+}
+
+/* A patch's bytes are back: an in-kernel patch's record stays (RESTORED)
+ * for fork children that copied it; the agent's own are in its book. */
+static __always_inline void restored(struct nvm_patch_key *key, struct nvm_patch *p)
+{
+	if (p->flags & NVM_PATCH_F_INKERNEL) {
+		p->since = bpf_ktime_get_ns();
+		__sync_val_compare_and_swap(&p->word, NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0),
+					    NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0));
+	} else {
+		bpf_map_delete_elem(&patches, key);
+	}
+	touch_mm(key->mm);
+	count(restored);
+}
+
 /* The last user of a patch puts the original bytes back. */
-static __noinline void release(struct nvm_patch_key *key)
+static __always_inline void release_body(struct nvm_patch_key *key, const bool in_kernel)
 {
 	for (int i = 0; i < 16; i++) {
 		struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
@@ -683,18 +843,31 @@ static __noinline void release(struct nvm_patch_key *key)
 		if (__sync_val_compare_and_swap(&p->word, word,
 						NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0)) != word)
 			continue;
+		p->since = bpf_ktime_get_ns(); /* the agent's janitor goes by it */
+		if (in_kernel && (p->flags & NVM_PATCH_F_INKERNEL) &&
+		    restore_in_kernel(p, key->addr)) {
+			restored(key, p);
+			return;
+		}
 		struct nvm_ask rq = { .kind = NVM_REQ_RESTORE, .mm = key->mm,
 				      .addr = key->addr };
 
-		if (ask_agent(&rq, 0) == NVM_RES_OK) {
-			bpf_map_delete_elem(&patches, key);
-			touch_mm(key->mm);
-			count(restored);
-		}
+		if (ask_agent(&rq, 0) == NVM_RES_OK)
+			restored(key, p);
 		/* else the entry stays RESTORING: the agent restores it late
 		 * and removes it. */
 		return;
 	}
+}
+
+static __noinline void release(struct nvm_patch_key *key)
+{
+	release_body(key, false);
+}
+
+static __noinline void release_ik(struct nvm_patch_key *key)
+{
+	release_body(key, true);
 }
 
 static __noinline void fix_fork_child(__u32 tid)
@@ -716,32 +889,52 @@ static __noinline void fix_fork_child(__u32 tid)
 		count(fork_fixups);
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(nvm_sys_exit, struct pt_regs *regs, long ret)
+/* The patch the syscall ending now relies on, taken off the task: true if
+ * there is one. Fork children are repaired on the way. */
+static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_key *key)
 {
-	struct nvm_patch_key *k, key;
+	struct nvm_patch_key *k;
 	__u32 tid;
 	long id;
 
 	if (!nr_inflight && !nr_fixups)
-		return 0;
+		return false;
 	id = nvm_syscall_nr(regs);
 	tid = (__u32)bpf_get_current_pid_tgid();
 	if (nvm_is_fork(id)) {
 		/* A fork child's first return to user space. */
 		if (nr_fixups)
 			fix_fork_child(tid);
-		return 0;
+		return false;
 	}
 	if (nvm_path_arg(id) < 0)
-		return 0;
+		return false;
 	k = bpf_map_lookup_elem(&inflight, &tid);
 	if (!k)
-		return 0;
-	key = *k;
+		return false;
+	*key = *k;
 	bpf_map_delete_elem(&inflight, &tid);
 	__sync_fetch_and_add(&nr_inflight, -1);
-	release(&key);
+	return true;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(nvm_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct nvm_patch_key key;
+
+	if (exit_patch(regs, &key))
+		release(&key);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(nvm_sys_exit_ik, struct pt_regs *regs, long ret)
+{
+	struct nvm_patch_key key;
+
+	if (exit_patch(regs, &key))
+		release_ik(&key);
 	return 0;
 }
 

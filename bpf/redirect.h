@@ -11,6 +11,7 @@
 #define NVM_PATH_READ  72   /* bytes of a path the kernel side reads */
 #define NVM_MAX_SLOTS  512  /* CPUs: one request slot each */
 #define NVM_MAX_LEVELS 32   /* cgroup depth searched for a target ancestor */
+#define NVM_MAX_RULES  256  /* entries of the aliases map */
 #define NVM_RULE_PREFIX 0xffffffffu /* rules map value: "a rule starts here" */
 #define NVM_RULE_ALIAS  0xfffffffeu /* rules map value: the tree root itself */
 /* A fork shortly after a patch existed in the parent gets its copy fixed. */
@@ -86,17 +87,46 @@ struct nvm_patch_key {
 };
 
 enum nvm_patch_state {
-	NVM_PATCH_PENDING = 1,   /* the agent is writing it */
+	NVM_PATCH_PENDING = 1,   /* being written (by the agent, or in the kernel) */
 	NVM_PATCH_APPLIED = 2,   /* in place; users are inside syscalls */
-	NVM_PATCH_RESTORING = 3, /* the last user left; the agent restores it */
+	NVM_PATCH_RESTORING = 3, /* the last user left; its bytes are going back */
+	NVM_PATCH_RESTORED = 4,  /* (in-kernel) back as it was; kept a while as the
+				  * record a fork child that copied it is repaired
+				  * by, and taken over by the next patch there */
 };
 #define NVM_PATCH_WORD(st, users) (((__u64)(st) << 32) | (users))
 #define NVM_PATCH_STATE(w)        ((__u32)((w) >> 32))
 #define NVM_PATCH_USERS(w)        ((__u32)(w))
 
+enum nvm_patch_flags {
+	NVM_PATCH_F_INKERNEL = 1, /* written by the kernel side: orig and repl
+				   * below are the record (the agent's book
+				   * holds the others) */
+};
+
 struct nvm_patch {
 	__u64 word;
-	__u64 since;
+	__u64 since;           /* when it was taken, or restored */
+	__u32 flags;
+	__u32 span;            /* in-kernel: the bytes written */
+	__u32 tgid, tid;       /* in-kernel: a task of the image */
+	char orig[NVM_PATH_READ];
+	char repl[NVM_PATH_READ];
+};
+
+/* A rule's replacement, for the in-kernel rewrite (aliases map, by rule
+ * index), in two variants: [0] for a path below the rule's directory, [1]
+ * for a path naming it exactly (a directory's alias then ends in '/').
+ * tail[v][0..NVM_ALIAS_END) is the replacement of an NVM_ALIAS_END-byte
+ * prefix: '/' padding, then the alias; the replacement of an n-byte prefix
+ * is its last n bytes. need[v] is the least n it fits. The bytes after
+ * NVM_ALIAS_END are never copied; they let the verifier see that a copy
+ * from a variable offset stays inside. */
+#define NVM_ALIAS_END 128
+#define NVM_ALIAS_BUF (NVM_ALIAS_END + NVM_PATH_READ)
+struct nvm_alias {
+	__u32 need[2];
+	char tail[2][NVM_ALIAS_BUF];
 };
 
 struct nvm_verdict {
@@ -124,6 +154,13 @@ struct nvm_kstats {
 	__u64 busy_no_bell;    /* the doorbell ring full */
 	__u64 agent_failed;    /* the agent answered that it could not patch
 				* (memory changed, or it was stuck in it) */
+	/* in-kernel rewrite */
+	__u64 ik_rewritten;    /* written by the kernel side itself (in rewritten) */
+	__u64 ik_write_faults; /* the kernel could not write there (read-only or
+				* shared page): the agent rewrote it instead */
+	__u64 ik_restored;     /* put back by the kernel side (in restored) */
+	__u64 ik_changed;      /* at restore the bytes were no longer the
+				* replacement: left as they were */
 };
 
 /* A note to the agent's log (ring buffer "notes"). */

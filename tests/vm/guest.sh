@@ -1,19 +1,101 @@
 #!/bin/sh
 # The kernel tests that run inside the QEMU guest (busybox sh, as /init's
 # child): the engine on the guest's kernel, with real processes in real
-# cgroups. Prints ok:/FAIL: lines and "N passed, N failed" like the host
-# stages; the host script relays them.
+# cgroups. The suite runs three times: with the strategy the agent picks
+# (in-kernel: no lockdown here), with --strategy assisted, and after lockdown
+# is raised to integrity (assisted, picked by the agent itself). Prints
+# ok:/FAIL: lines and "N passed, N failed" like the host stages; the host
+# script relays them.
 pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
 check_has() { case "$3" in *"$2"*) ok "$1" ;; *) bad "$1: [$2] not in [$3]" ;; esac; }
+check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: want [$2], got [$3]"; fi; }
 # in_cgroup DIR CMD...: CMD as a process of cgroup DIR
 in_cgroup() { d=$1; shift; sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$d" "$@"; }
 
 cg=/sys/fs/cgroup
+# nvm.verbose on the kernel command line (NVM_VM_APPEND on the host): the
+# agents log at debug level, with libbpf's messages and verifier logs.
+verbose=; grep -q nvm.verbose /proc/cmdline && verbose=-v
 T=$cg/nvm-target O=$cg/nvm-other
 mkdir -p "$T" "$O"
 echo "note: kernel $(uname -r), lockdown $(cat /sys/kernel/security/lockdown 2>/dev/null), lsm $(cat /sys/kernel/security/lsm 2>/dev/null)"
+
+# stat_of NAME...: the running agent's counters NAME, summed.
+stat_of() {
+	/nvmirage status --root /run/nvm | awk -v want=" $* " 'index(want, " " $1 " ") {s += $2} END {print s + 0}'
+}
+check_counted() { # NAME READS MISSED COUNTED-BEFORE
+	c=$(($(stat_of slot_busy deadline_misses agent_failed) - $4))
+	if [ "$3" -le "$c" ] && [ $(($3 * 2)) -le "$2" ]; then ok "$1: $3 of $2 missed, every one counted"
+	else bad "$1: $3 of $2 missed, $c counted"; fi
+}
+
+# suite NAME STRATEGY [RUN-OPTIONS...]: starts the agent, checks it chose
+# STRATEGY, runs the readers in the target and in a sibling, stops it.
+suite() {
+	name=$1 want=$2
+	shift 2
+	echo "== $name"
+	/nvmirage $verbose run --profile /gb300.yaml --cgroup "$T" --root /run/nvm "$@" > /tmp/agent.log 2>&1 &
+	agent=$!
+	for _ in $(seq 1 600); do
+		grep -q 'ready:' /tmp/agent.log && break
+		kill -0 $agent 2>/dev/null || break
+		sleep 0.2
+	done
+	if grep -q 'ready:' /tmp/agent.log; then ok "$name: agent ready"; else bad "$name: agent ready"; cat /tmp/agent.log; return; fi
+	check_has "$name: the agent chose $want" "strategy: $want rewrite" "$(cat /tmp/agent.log)"
+
+	ik0=$(stat_of ik_rewritten) f0=$(stat_of ik_write_faults)
+	r=$(in_cgroup "$T" /reader literal)
+	check_has "$name: target lists the profile's 4 GPUs" "gpus=4" "$r"
+	check_has "$name: target reads the profile's driver version" "version=NVRM version: NVIDIA UNIX" "$r"
+	check_has "$name: target: literals intact" "literals_intact=yes" "$r"
+	ik1=$(stat_of ik_rewritten) f1=$(stat_of ik_write_faults)
+	if [ "$want" = in-kernel ]; then
+		# String literals sit in a read-only page: the kernel's write
+		# fails (-EFAULT) and the agent rewrites them instead.
+		if [ "$f1" -gt "$f0" ]; then ok "$name: literals: the in-kernel write failed $((f1 - f0)) times, the agent redirected them"
+		else bad "$name: literals: no in-kernel write failed ($f0 -> $f1)"; fi
+	fi
+	r=$(in_cgroup "$T" /reader buffers 0008:06:00.0)
+	check_has "$name: heap and stack buffers: stat" "stat=file" "$r"
+	check_has "$name: readlink of a driver link" "readlink=../../../../devices/pci0008:00/0008:06:00.0" "$r"
+	check_has "$name: buffers hold their original bytes" "buffers_intact=yes" "$r"
+	ik2=$(stat_of ik_rewritten)
+	if [ "$want" = in-kernel ]; then
+		if [ "$ik2" -gt "$ik1" ]; then ok "$name: buffers: $((ik2 - ik1)) paths rewritten in the kernel"
+		else bad "$name: buffers: none rewritten in the kernel ($ik1 -> $ik2)"; fi
+	else
+		check_eq "$name: nothing rewritten in the kernel" 0 "$ik2"
+	fi
+	r=$(in_cgroup "$O" /reader literal)
+	check_has "$name: sibling cgroup sees no GPUs" "gpus=0" "$r"
+	r=$(in_cgroup "$T" /reader raw)
+	check_has "$name: raw syscall(SYS_openat) in the target" "raw=NVRM version" "$r"
+	# Concurrent readers: under emulation timing varies widely, so as on
+	# the host every miss must be counted by the kernel, and most reads
+	# redirected.
+	c0=$(stat_of slot_busy deadline_misses agent_failed)
+	r=$(in_cgroup "$T" /reader threads 4 50)
+	good=$(echo "$r" | sed -n 's/^good=\([0-9]*\) of 200$/\1/p')
+	check_counted "$name: 4 threads x 50 opens" 200 $((200 - ${good:-0})) "$c0"
+	c0=$(stat_of slot_busy deadline_misses agent_failed)
+	r=$(in_cgroup "$T" /reader tree 10)
+	check_has "$name: threads, forks, exec: none broken" "tree_broken=0" "$r"
+	check_has "$name: threads, forks, exec: literals intact" "tree_reads=" "$r"
+	check_counted "$name: threads, forks, exec" "$(echo "$r" | sed -n 's/^tree_reads=//p')" "$(echo "$r" | sed -n 's/^tree_missed=//p')" "$c0"
+	/nvmirage status --root /run/nvm
+
+	kill -TERM $agent
+	wait $agent
+	check_has "$name: SIGTERM: detached" "detached; counters" "$(cat /tmp/agent.log)"
+	r=$(in_cgroup "$T" /reader literal)
+	check_has "$name: after the agent, the target sees no GPUs" "gpus=0" "$r"
+	[ $fail = 0 ] || cat /tmp/agent.log
+}
 
 p=$(/nvmirage probe 2>&1)
 echo "$p"
@@ -21,48 +103,20 @@ check_has "probe: BTF found" "btf" "$p"
 check_has "probe: no lockdown on this kernel" "lockdown               none" "$p"
 check_has "probe: tp_btf loads and attaches" "tp_btf                 yes" "$p"
 check_has "probe: bpf_probe_write_user loads without lockdown" "bpf_probe_write_user   yes" "$p"
-check_has "probe: chosen strategy" "chosen: assisted" "$p"
+check_has "probe: in-kernel available" "in-kernel              yes" "$p"
+check_has "probe: chosen strategy" "chosen: in-kernel" "$p"
 
-/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm > /tmp/agent.log 2>&1 &
-agent=$!
-for _ in $(seq 1 600); do
-	grep -q 'ready:' /tmp/agent.log && break
-	kill -0 $agent 2>/dev/null || break
-	sleep 0.2
-done
-if grep -q 'ready:' /tmp/agent.log; then ok "agent ready"; else bad "agent ready"; cat /tmp/agent.log; fi
+suite "default" in-kernel
+suite "forced assisted" assisted --strategy assisted
 
-r=$(in_cgroup "$T" /reader literal)
-check_has "target lists the profile's 4 GPUs" "gpus=4" "$r"
-check_has "target reads the profile's driver version" "version=NVRM version: NVIDIA UNIX" "$r"
-check_has "target: literals intact" "literals_intact=yes" "$r"
-r=$(in_cgroup "$O" /reader literal)
-check_has "sibling cgroup sees no GPUs" "gpus=0" "$r"
-r=$(in_cgroup "$T" /reader raw)
-check_has "raw syscall(SYS_openat) in the target" "raw=NVRM version" "$r"
-# Concurrent readers: under emulation timing varies widely, so as on the
-# host every miss must be counted by the kernel, and most reads redirected.
-counted() { /nvmirage status --root /run/nvm | awk '$1 ~ /^(slot_busy|deadline_misses|agent_failed)$/ {s += $2} END {print s + 0}'; }
-check_counted() { # NAME READS MISSED COUNTED-BEFORE
-	c=$(($(counted) - $4))
-	if [ "$3" -le "$c" ] && [ $(($3 * 2)) -le "$2" ]; then ok "$1: $3 of $2 missed, every one counted"
-	else bad "$1: $3 of $2 missed, $c counted"; fi
-}
-c0=$(counted)
-r=$(in_cgroup "$T" /reader threads 4 50)
-good=$(echo "$r" | sed -n 's/^good=\([0-9]*\) of 200$/\1/p')
-check_counted "4 threads x 50 opens" 200 $((200 - ${good:-0})) "$c0"
-c0=$(counted)
-r=$(in_cgroup "$T" /reader tree 10)
-check_has "threads, forks, exec: none broken" "tree_broken=0" "$r"
-check_has "threads, forks, exec: literals intact" "tree_reads=" "$r"
-check_counted "threads, forks, exec" "$(echo "$r" | sed -n 's/^tree_reads=//p')" "$(echo "$r" | sed -n 's/^tree_missed=//p')" "$c0"
-/nvmirage status --root /run/nvm
-
-kill -TERM $agent
-wait $agent
-check_has "SIGTERM: detached" "detached; counters" "$(cat /tmp/agent.log)"
-r=$(in_cgroup "$T" /reader literal)
-check_has "after the agent, the target sees no GPUs" "gpus=0" "$r"
-[ $fail = 0 ] || cat /tmp/agent.log
+# Raising lockdown cannot be undone: this run comes last.
+echo integrity > /sys/kernel/security/lockdown
+p=$(/nvmirage probe 2>&1)
+check_has "lockdown integrity: probe sees it" "lockdown               integrity" "$p"
+check_has "lockdown integrity: bpf_probe_write_user refused" "bpf_probe_write_user   no   load refused" "$p"
+check_has "lockdown integrity: probe chooses assisted" "chosen: assisted" "$p"
+r=$(/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm --strategy in-kernel 2>&1); rc=$?
+check_eq "lockdown integrity: --strategy in-kernel exits 2" 2 "$rc"
+check_has "lockdown integrity: and says why" "--strategy in-kernel: not available on this kernel: bpf_probe_write_user load refused (Invalid argument): lockdown is \"integrity\"" "$r"
+suite "lockdown integrity" assisted
 echo "$pass passed, $fail failed"
