@@ -10,9 +10,17 @@
  *   reader threads T N        T threads x N opens through one literal
  *   reader tree N             2 threads x N opens through one literal, forks,
  *                             and execs "reader literal" in a forked pid
+ *   reader forks N            2 threads opening all along while the main
+ *                             thread forks N children, each checking its
+ *                             copy of the paths (a patch copied by a fork
+ *                             must be repaired before the child runs)
  *   reader mapping N          2 threads x N opens while a third maps and
  *                             unmaps memory all along (holding the process's
  *                             memory lock, which the agent's writes need)
+ *
+ * loop, threads, tree, forks and mapping take "data" as a last argument: their opens
+ * then go through one writable global copy of the path (.data) instead of
+ * the literal, a page the kernel side itself can write (in-kernel rewrite).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -35,18 +43,24 @@ static const char *self;
 static const char gpus_dir[] = "/proc/driver/nvidia/gpus";
 static const char version_path[] = "/proc/driver/nvidia/version";
 static char gpus_copy[sizeof(gpus_dir)], version_copy[sizeof(version_path)];
+/* The writable copy ("data"), and the path the loops open. */
+static char version_data[sizeof(version_path)];
+static const char *loop_path = version_path;
 
 static void save_literals(void)
 {
 	memcpy(gpus_copy, gpus_dir, sizeof(gpus_dir));
 	memcpy(version_copy, version_path, sizeof(version_path));
+	memcpy(version_data, version_path, sizeof(version_path));
 }
 
 static void check_literals(const char *who)
 {
 	if (memcmp(gpus_copy, gpus_dir, sizeof(gpus_dir)) ||
-	    memcmp(version_copy, version_path, sizeof(version_path))) {
-		printf("literals_intact=no (%s): %s %s\n", who, gpus_dir, version_path);
+	    memcmp(version_copy, version_path, sizeof(version_path)) ||
+	    memcmp(version_copy, version_data, sizeof(version_path))) {
+		printf("literals_intact=no (%s): %s %s %s\n", who, gpus_dir, version_path,
+		       version_data);
 		fflush(stdout);
 		exit(3);
 	}
@@ -153,7 +167,7 @@ static void *loop_thread(void *arg)
 
 	(void)arg;
 	for (int i = 0; i < loops; i++)
-		good += read_version(version_path);
+		good += read_version(loop_path);
 	return (void *)good;
 }
 
@@ -202,7 +216,7 @@ static int mode_tree(int n)
 			/* The child's copy of the literals must be the original,
 			 * whatever was patched in the parent when it forked. */
 			check_literals("fork child");
-			if (!read_version(version_path))
+			if (!read_version(loop_path))
 				_exit(4);
 			check_literals("fork child after read");
 			if (round % 2 == 0) {
@@ -223,6 +237,48 @@ static int mode_tree(int n)
 	check_literals("tree parent");
 	printf("tree_reads=%ld\ntree_missed=%ld\ntree_broken=%d\n", reads, missed, broken);
 	printf("tree_bad=%ld\n", missed + broken);
+	return 0;
+}
+
+static volatile int forks_stop;
+
+static void *open_until_stopped(void *arg)
+{
+	long n = 0;
+
+	(void)arg;
+	while (!forks_stop)
+		n += read_version(loop_path);
+	return (void *)n;
+}
+
+static int mode_forks(int n)
+{
+	pthread_t t[2];
+	int broken = 0, st;
+	long opens = 0;
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, open_until_stopped, NULL);
+	for (int i = 0; i < n; i++) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			check_literals("fork child"); /* exits 3 if not intact */
+			_exit(0);
+		}
+		if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+			broken++;
+	}
+	forks_stop = 1;
+	for (int i = 0; i < 2; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		opens += (long)r;
+	}
+	check_literals("forks parent");
+	printf("forks=%d\nforks_broken=%d\nforks_opens=%ld\n", n, broken, opens);
 	return 0;
 }
 
@@ -263,6 +319,10 @@ int main(int argc, char **argv)
 	self = argv[0];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	save_literals();
+	if (argc >= 3 && !strcmp(argv[argc - 1], "data")) {
+		loop_path = version_data;
+		argc--;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "literal"))
 		return mode_literal();
 	if (argc >= 3 && !strcmp(argv[1], "buffers"))
@@ -273,7 +333,7 @@ int main(int argc, char **argv)
 		int n = atoi(argv[2]), good = 0;
 
 		for (int i = 0; i < n; i++)
-			good += read_version(version_path);
+			good += read_version(loop_path);
 		check_literals("loop");
 		printf("good=%d of %d\n", good, n);
 		return 0;
@@ -282,8 +342,10 @@ int main(int argc, char **argv)
 		return mode_threads(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "tree"))
 		return mode_tree(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "forks"))
+		return mode_forks(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "mapping"))
 		return mode_mapping(atoi(argv[2]));
-	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|mapping N\n");
+	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]\n");
 	return 2;
 }

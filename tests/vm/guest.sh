@@ -78,15 +78,31 @@ suite() {
 	# Concurrent readers: under emulation timing varies widely, so as on
 	# the host every miss must be counted by the kernel, and most reads
 	# redirected.
-	c0=$(stat_of slot_busy deadline_misses agent_failed)
-	r=$(in_cgroup "$T" /reader threads 4 50)
-	good=$(echo "$r" | sed -n 's/^good=\([0-9]*\) of 200$/\1/p')
-	check_counted "$name: 4 threads x 50 opens" 200 $((200 - ${good:-0})) "$c0"
-	c0=$(stat_of slot_busy deadline_misses agent_failed)
-	r=$(in_cgroup "$T" /reader tree 10)
-	check_has "$name: threads, forks, exec: none broken" "tree_broken=0" "$r"
-	check_has "$name: threads, forks, exec: literals intact" "tree_reads=" "$r"
-	check_counted "$name: threads, forks, exec" "$(echo "$r" | sed -n 's/^tree_reads=//p')" "$(echo "$r" | sed -n 's/^tree_missed=//p')" "$c0"
+	# The same through a literal, and through a writable global copy
+	# ("data": the page the kernel side can write itself).
+	for where in literal data; do
+		arg=; [ $where = data ] && arg=data
+		c0=$(stat_of slot_busy deadline_misses agent_failed) ik0=$(stat_of ik_rewritten)
+		r=$(in_cgroup "$T" /reader threads 4 50 $arg)
+		good=$(echo "$r" | sed -n 's/^good=\([0-9]*\) of 200$/\1/p')
+		check_counted "$name: 4 threads x 50 opens ($where)" 200 $((200 - ${good:-0})) "$c0"
+		check_has "$name: 4 threads ($where): paths intact" "good=" "$r"
+		c0=$(stat_of slot_busy deadline_misses agent_failed)
+		r=$(in_cgroup "$T" /reader tree 10 $arg)
+		check_has "$name: threads, forks, exec ($where): none broken" "tree_broken=0" "$r"
+		check_has "$name: threads, forks, exec ($where): paths intact in parent and children" "tree_reads=" "$r"
+		check_counted "$name: threads, forks, exec ($where)" "$(echo "$r" | sed -n 's/^tree_reads=//p')" "$(echo "$r" | sed -n 's/^tree_missed=//p')" "$c0"
+		rep0=$(stat_of fork_repairs)
+		r=$(in_cgroup "$T" /reader forks 100 $arg)
+		check_has "$name: 100 forks while 2 threads open ($where): every child's copy intact" "forks_broken=0" "$r"
+		rep1=$(stat_of fork_repairs)
+		echo "note: $name: forks ($where): $((rep1 - rep0)) children repaired, $(echo "$r" | sed -n 's/^forks_opens=//p') opens meanwhile"
+		ik1=$(stat_of ik_rewritten)
+		if [ "$want" = in-kernel ] && [ $where = data ]; then
+			if [ "$ik1" -gt "$ik0" ]; then ok "$name: data: $((ik1 - ik0)) paths rewritten in the kernel"
+			else bad "$name: data: none rewritten in the kernel"; fi
+		fi
+	done
 	/nvmirage status --root /run/nvm
 
 	kill -TERM $agent
