@@ -42,7 +42,7 @@ HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/hel
 .SECONDARY:
 PREFIX   ?= /usr/local
 
-.PHONY: all clean test unit ktest e2e vmtest bench demo helpers install
+.PHONY: all clean test unit ktest e2e vmtest vmbench bench demo helpers install
 all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
@@ -133,6 +133,9 @@ e2e: $(OUT)/nvmirage helpers
 
 vmtest: $(OUT)/nvmirage helpers
 	$(Q)sh tests/vm/run.sh $(OUT)
+
+vmbench: $(OUT)/nvmirage helpers
+	$(Q)sh tests/vm/run.sh $(OUT) bench
 
 test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers
 	$(Q)sh tests/run-all.sh $(OUT)

@@ -6,9 +6,12 @@
 # libraries they need and tests/vm/guest.sh; its console is the result.
 set -u
 out=${1:-build}
+mode=${2:-test} # or bench (make vmbench): tests/vm/bench.sh instead of the tests
 vm=$out/vm
 cache=$vm/cache
 limit=${NVM_VM_TIMEOUT:-240}
+want=nvm.tests
+if [ "$mode" = bench ]; then limit=${NVM_VM_TIMEOUT:-900} want=nvm.bench; fi
 pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
@@ -75,9 +78,11 @@ make_initramfs() {
 	cp /bin/busybox "$root/bin/busybox"
 	cp tests/vm/init "$root/init"
 	cp tests/vm/guest.sh "$root/guest.sh"
+	cp tests/vm/bench.sh "$root/bench.sh"
 	cp profiles/gb300.yaml "$root/gb300.yaml"
 	copy_with_libs "$out/nvmirage" "$root"
 	copy_with_libs "$out/helpers/reader" "$root"
+	copy_with_libs "$out/helpers/bench" "$root"
 	chmod 755 "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$vm/initrd.gz"
 }
@@ -91,20 +96,20 @@ crashed() { tr -d '\r' < "$1" | grep -m 1 -E 'Oops:|BUG:|Kernel panic|traps: PAN
 # nvmirage's started (nvm.boot_only); without it, 0 of 10. A guest whose
 # kernel crashed anyway is booted again, up to 3 times, each crash shown.
 boot() {
-	name=$1 kernel=$2 log=$vm/$1.console
+	name=$1 kernel=$2 log="$vm/$1.$mode.console"
 	echo "== $name ($(basename "$kernel" .vmlinuz))"
 	start=$(date +%s)
 	for attempt in 1 2 3; do
 		timeout "$limit" qemu-system-x86_64 -accel ${NVM_VM_ACCEL:-tcg} -cpu ${NVM_VM_CPU:-max,cx16=off} \
 			-smp 2 -m 1024 -nographic -no-reboot -kernel "$kernel" -initrd "$vm/initrd.gz" \
-			-append "console=ttyS0 lsm=lockdown,capability,landlock,yama,bpf panic=-1 oops=panic quiet ${NVM_VM_APPEND:-}" \
+			-append "console=ttyS0 lsm=lockdown,capability,landlock,yama,bpf panic=-1 oops=panic quiet $want ${NVM_VM_APPEND:-}" \
 			< /dev/null > "$log" 2>&1
 		rc=$?
 		c=$(crashed "$log")
 		[ -n "$c" ] || break
 		echo "note: $name: the guest kernel crashed (attempt $attempt): $c"
 	done
-	tr -d '\r' < "$log" | grep -E '^(ok|FAIL|note): ' | sed "s/^/$name: /"
+	tr -d '\r' < "$log" | grep -E '^(ok|FAIL|note|bench): ' | sed "s/^/$name: /"
 	gp=$(tr -d '\r' < "$log" | grep -c '^ok: ')
 	gf=$(tr -d '\r' < "$log" | grep -c '^FAIL: ')
 	pass=$((pass + gp)) fail=$((fail + gf))
@@ -116,6 +121,8 @@ boot() {
 	elif ! tr -d '\r' < "$log" | grep -q '^== guest done'; then
 		bad "$name: the guest did not finish its tests (qemu status $rc; console: $log)"
 		tail -n 20 "$log"
+	elif [ "$mode" = bench ]; then
+		tr -d '\r' < "$log" | grep -q '^bench: done' || bad "$name: the benchmark did not finish (console: $log)"
 	elif [ "$gp" = 0 ]; then
 		bad "$name: the guest ran no test"
 	fi
