@@ -2,17 +2,36 @@
 # `make demo` sets up a fresh Debian 12 machine and shows the mock GPUs.
 # Quiet unless V=1. Every output goes under build/.
 
-OUT      ?= build
-ARCH     ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-CC       ?= gcc
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH     ?= $(HOST_ARCH)
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
 PKGS     := libbpf yaml-0.1 json-c libprotobuf-c libnghttp2 libmicrohttpd
+ifeq ($(ARCH),$(HOST_ARCH))
+OUT      ?= build
+CC       ?= gcc
+PKG_CONFIG := pkg-config
+else ifeq ($(ARCH)-$(HOST_ARCH),arm64-x86)
+# make ARCH=arm64: cross-built against Debian's arm64 libraries, unpacked
+# into $(OUT)/sysroot by tests/vm/sysroot.sh (the first build fetches them).
+OUT      ?= build/arm64
+CC       := aarch64-linux-gnu-gcc
+SYSROOT  := $(OUT)/sysroot
+SYSLIB   := $(SYSROOT)/usr/lib/aarch64-linux-gnu
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) \
+              PKG_CONFIG_LIBDIR=$(SYSLIB)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
+CROSS_FLAGS := -I$(SYSROOT)/usr/include -I$(SYSROOT)/usr/include/aarch64-linux-gnu
+LDFLAGS  += -L$(SYSLIB) -L$(SYSROOT)/lib/aarch64-linux-gnu \
+            -Wl,-rpath-link,$(SYSLIB):$(SYSROOT)/lib/aarch64-linux-gnu
+CROSS_DEP := $(SYSROOT)/.done
+else
+$(error ARCH=$(ARCH) on a $(HOST_ARCH) machine: only arm64 can be cross-built, from x86)
+endif
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -Wno-format-truncation \
             -D_GNU_SOURCE -I$(OUT)/bpf -I$(OUT)/proto -Ibpf -Iagent -Invml \
-            $(shell pkg-config --cflags $(PKGS))
-LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lelf -lz -lpthread -ldl
+            $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(CROSS_FLAGS)
+LDLIBS   += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread -ldl
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 ifeq ($(V),1)
@@ -42,7 +61,7 @@ HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/hel
 .SECONDARY:
 PREFIX   ?= /usr/local
 
-.PHONY: all clean test unit ktest e2e vmtest vmbench bench demo helpers install
+.PHONY: all clean test unit ktest e2e vmtest vmbench arm64-guest bench demo helpers install
 all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
@@ -69,19 +88,23 @@ $(OUT)/proto/%.pb-c.c $(OUT)/proto/%.pb-c.h: agent/%.proto
 	$(Q)mkdir -p $(@D)
 	$(Q)protoc-c --proto_path=agent --c_out=$(OUT)/proto $<
 
-$(OUT)/agent/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS) $(PROTO_HDRS)
+$(OUT)/agent/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS) $(PROTO_HDRS) | $(CROSS_DEP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUT)/agent/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS)
+$(OUT)/agent/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS) | $(CROSS_DEP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/nvmirage: $(AGENT_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+$(OUT)/sysroot/.done: tests/vm/sysroot.sh
+	$(call msg,SYSROOT,$(@D))
+	$(Q)sh tests/vm/sysroot.sh $(OUT)
 
 # Unit tests: cmocka, linked with the agent's objects, built twice: plain and
 # under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -118,7 +141,7 @@ $(OUT)/helpers/libshim.so: tests/bench/shim.c
 $(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS) nvml/nvml.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1
 
@@ -131,10 +154,16 @@ ktest: $(OUT)/nvmirage helpers
 e2e: $(OUT)/nvmirage helpers
 	$(Q)tests/e2e/run.sh $(OUT)
 
-vmtest: $(OUT)/nvmirage helpers
+# The guests: this build, and the arm64 one for the arm64 guest.
+ARM64_OUT := $(OUT)/arm64
+arm64-guest:
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUT=$(ARM64_OUT) \
+		$(ARM64_OUT)/nvmirage $(ARM64_OUT)/helpers/reader $(ARM64_OUT)/helpers/bench
+
+vmtest: $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/vm/run.sh $(OUT)
 
-vmbench: $(OUT)/nvmirage helpers
+vmbench: $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/vm/run.sh $(OUT) bench
 
 test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers

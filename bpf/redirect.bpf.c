@@ -7,7 +7,7 @@
  * kernel then copies the rewritten path. sys_exit: the last task relying on
  * that patch waits while the agent puts the original bytes back.
  * sched_process_fork: a child copied from a patched address space gets its
- * copy repaired before it returns to user space.
+ * copy repaired before it first runs (the parent waits for the agent).
  *
  * The in-kernel variant (nvm_sys_enter_ik, nvm_sys_exit_ik; loaded instead
  * of the plain pair where bpf_probe_write_user is allowed, i.e. without
@@ -39,10 +39,8 @@ const volatile __u32 nr_cpus_online = 2;
 
 /* Bumped by the agent whenever the target set changes. */
 volatile __u64 targets_gen;
-/* Patches in use and fork children to repair: when both are 0, sys_exit
- * returns at once. */
+/* Patches in use: while 0, sys_exit returns at once. */
 volatile __s64 nr_inflight;
-volatile __s64 nr_fixups;
 struct nvm_kstats kstats;
 /* Tasks spinning in a wait right now, and until when an agent thread is
  * known to be polling (CLOCK_MONOTONIC ns, refreshed by the agent). */
@@ -146,14 +144,6 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } mm_recent SEC(".maps");
-
-/* fork child tid -> parent's address space */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u64);
-} fixups SEC(".maps");
 
 #define count(field) __sync_fetch_and_add(&kstats.field, 1)
 
@@ -281,6 +271,7 @@ static long wait_step(__u64 i, void *data)
 struct nvm_ask {
 	__u32 kind, flags, rule, span;
 	__u64 mm, addr, parent_mm;
+	__u32 tid, tgid; /* the task whose memory it is; 0: this one */
 };
 
 /* Reserves a free request slot: this CPU's own first (its thread of the
@@ -346,8 +337,8 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	word = r.word; /* FILLING, seq unchanged */
 	s->kind = rq->kind;
 	s->flags = flags;
-	s->tid = (__u32)id;
-	s->tgid = id >> 32;
+	s->tid = rq->tid ? rq->tid : (__u32)id;
+	s->tgid = rq->tid ? rq->tgid : id >> 32;
 	s->rule = rq->rule;
 	s->span = rq->span;
 	s->mm = rq->mm;
@@ -870,45 +861,18 @@ static __noinline void release_ik(struct nvm_patch_key *key)
 	release_body(key, true);
 }
 
-static __noinline void fix_fork_child(__u32 tid)
-{
-	__u64 *pmm = bpf_map_lookup_elem(&fixups, &tid);
-	struct task_struct *task;
-	__u64 parent_mm;
-
-	if (!pmm)
-		return;
-	parent_mm = *pmm;
-	bpf_map_delete_elem(&fixups, &tid);
-	__sync_fetch_and_add(&nr_fixups, -1);
-	task = bpf_get_current_task_btf();
-	struct nvm_ask rq = { .kind = NVM_REQ_FORKFIX, .mm = (__u64)task->mm,
-			      .parent_mm = parent_mm };
-
-	if (ask_agent(&rq, 0) == NVM_RES_OK)
-		count(fork_fixups);
-}
-
 /* The patch the syscall ending now relies on, taken off the task: true if
- * there is one. Fork children are repaired on the way. */
+ * there is one. */
 static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_key *key)
 {
 	struct nvm_patch_key *k;
 	__u32 tid;
-	long id;
 
-	if (!nr_inflight && !nr_fixups)
+	if (!nr_inflight)
 		return false;
-	id = nvm_syscall_nr(regs);
+	if (nvm_path_arg(nvm_syscall_nr(regs)) < 0)
+		return false;
 	tid = (__u32)bpf_get_current_pid_tgid();
-	if (nvm_is_fork(id)) {
-		/* A fork child's first return to user space. */
-		if (nr_fixups)
-			fix_fork_child(tid);
-		return false;
-	}
-	if (nvm_path_arg(id) < 0)
-		return false;
 	k = bpf_map_lookup_elem(&inflight, &tid);
 	if (!k)
 		return false;
@@ -939,21 +903,31 @@ int BPF_PROG(nvm_sys_exit_ik, struct pt_regs *regs, long ret)
 }
 
 /* A child that does not share its parent's memory gets a copy of any patch
- * in place there; mark it for repair at its first return to user space. */
+ * in place there: the agent repairs the copy now, before the child first
+ * runs (this runs in the parent, before the child is woken). Not at the
+ * child's first return to user space: on arm64 a fork child does not pass
+ * sys_exit. */
+static __noinline void fix_fork_child(__u64 parent_mm, struct task_struct *child)
+{
+	struct nvm_ask rq = { .kind = NVM_REQ_FORKFIX, .mm = (__u64)child->mm,
+			      .parent_mm = parent_mm, .tid = (__u32)child->pid,
+			      .tgid = (__u32)child->tgid };
+
+	if (ask_agent(&rq, 0) == NVM_RES_OK)
+		count(fork_fixups);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u64 pmm = (__u64)parent->mm, *last;
-	__u32 ctid;
 
 	if (!child->mm || (__u64)child->mm == pmm)
 		return 0;
 	last = bpf_map_lookup_elem(&mm_recent, &pmm);
 	if (!last || bpf_ktime_get_ns() - *last > NVM_RECENT_NS)
 		return 0;
-	ctid = child->pid;
-	if (!bpf_map_update_elem(&fixups, &ctid, &pmm, BPF_ANY))
-		__sync_fetch_and_add(&nr_fixups, 1);
+	fix_fork_child(pmm, child);
 	return 0;
 }
 

@@ -33,11 +33,6 @@ static __always_inline int nvm_path_arg(long id)
 	return -1;
 }
 
-static __always_inline bool nvm_is_fork(long id)
-{
-	return id == 56 || id == 57 || id == 58 || id == 435; /* clone fork vfork clone3 */
-}
-
 static __always_inline long nvm_syscall_nr(struct pt_regs *regs)
 {
 	return BPF_CORE_READ(regs, orig_ax);
@@ -63,11 +58,6 @@ static __always_inline int nvm_path_arg(long id)
 		return 1;
 	}
 	return -1;
-}
-
-static __always_inline bool nvm_is_fork(long id)
-{
-	return id == 220 || id == 435; /* clone clone3 */
 }
 
 static __always_inline long nvm_syscall_nr(struct pt_regs *regs)

@@ -173,6 +173,15 @@ check_waits() {
 good_of() { echo "$1" | sed -n 's/^good=\([0-9]*\) of \([0-9]*\)$/\2 \2 \1/p' | awk '{print $1, $2 - $3}'; }
 
 echo "== threads, forks, execs"
+# Forks while other threads have patches in place: each child's copy must
+# be repaired before it runs, through the literal and a writable copy.
+for where in literal data; do
+	arg=; [ $where = data ] && arg=data
+	rep0=$(status_field "$ROOT" agent fork_repairs)
+	r=$(timeout 60 "$in_cgroup" "$T" "$reader" forks 200 $arg)
+	check_has "200 forks while 2 threads open ($where): every child's copy intact" "forks_broken=0" "$r"
+	echo "note: forks ($where): $(( $(status_field "$ROOT" agent fork_repairs) - rep0 )) children repaired, $(echo "$r" | sed -n 's/^forks_opens=//p') opens meanwhile"
+done
 c0=$(counters)
 r=$(timeout 60 "$in_cgroup" "$T" "$reader" threads 8 200)
 check_lacks "8 threads x 200 opens through one literal: the literal is intact" "literals_intact=no" "$r"

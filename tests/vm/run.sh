@@ -16,27 +16,7 @@ pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
 mkdir -p "$cache"
-
-# private_apt SUITE: an apt configuration of its own for Debian's SUITE
-# (lists, state and cache under BUILD/vm), so that the machine's sources
-# and architectures stay untouched. Prints the file for APT_CONFIG.
-private_apt() {
-	d=$(pwd)/$cache/apt-$1
-	mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial"
-	touch "$d/state/status"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $1 main" > "$d/sources.list"
-	cat > "$d/apt.conf" <<-CONF
-	Dir::State "$d/state";
-	Dir::State::status "$d/state/status";
-	Dir::Cache "$d/cache";
-	Dir::Etc::SourceList "$d/sources.list";
-	Dir::Etc::SourceParts "/nonexistent";
-	APT::Architecture "amd64";
-	APT::Architectures { "amd64"; };
-	CONF
-	[ -n "$(ls "$d/state/lists" | grep -v partial)" ] || APT_CONFIG=$d/apt.conf apt-get update -qq >/dev/null 2>&1
-	echo "$d/apt.conf"
-}
+. tests/vm/apt.sh
 
 # fetch_kernel META [APT_CONFIG]: the vmlinuz of the kernel package META
 # depends on (linux-image-cloud-amd64 -> linux-image-6.1.0-N-cloud-amd64),
@@ -71,38 +51,88 @@ copy_with_libs() {
 	done
 }
 
+# copy_with_libs_arm64 FILE ROOT: the same for an arm64 binary, whose
+# libraries (its NEEDED entries, and theirs) come from the arm64 sysroot
+# and the cross compiler's C library; all go to ROOT/lib.
+copy_with_libs_arm64() {
+	cp "$1" "$2/"
+	mkdir -p "$2/lib"
+	todo=$1
+	while [ -n "$todo" ]; do
+		next=
+		for f in $todo; do
+			for n in $(aarch64-linux-gnu-readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+				[ -e "$2/lib/$n" ] && continue
+				for d in "$sysroot/usr/lib/aarch64-linux-gnu" "$sysroot/lib/aarch64-linux-gnu" /usr/aarch64-linux-gnu/lib; do
+					if [ -e "$d/$n" ]; then cp -L "$d/$n" "$2/lib/$n"; next="$next $d/$n"; break; fi
+				done
+				[ -e "$2/lib/$n" ] || echo "note: arm64: no $n for $f" >&2
+			done
+		done
+		todo=$next
+	done
+	cp -L /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 "$2/lib/"
+}
+
+# make_initramfs ARCH BUILD BUSYBOX: the guest's initramfs for ARCH, from the
+# binaries in BUILD, as $vm/initrd-ARCH.gz.
 make_initramfs() {
-	root=$vm/root
+	arch=$1 from=$2 root=$vm/root-$1
 	rm -rf "$root"
 	mkdir -p "$root/bin" "$root/sys" "$root/proc" "$root/dev"
-	cp /bin/busybox "$root/bin/busybox"
+	cp "$3" "$root/bin/busybox"
 	cp tests/vm/init "$root/init"
 	cp tests/vm/guest.sh "$root/guest.sh"
 	cp tests/vm/bench.sh "$root/bench.sh"
 	cp profiles/gb300.yaml "$root/gb300.yaml"
-	copy_with_libs "$out/nvmirage" "$root"
-	copy_with_libs "$out/helpers/reader" "$root"
-	copy_with_libs "$out/helpers/bench" "$root"
+	for f in nvmirage helpers/reader helpers/bench; do
+		if [ "$arch" = arm64 ]; then copy_with_libs_arm64 "$from/$f" "$root"
+		else copy_with_libs "$from/$f" "$root"; fi
+	done
 	chmod 755 "$root/init"
-	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$vm/initrd.gz"
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$vm/initrd-$arch.gz"
+}
+
+# busybox_arm64: Debian's busybox-static for arm64, fetched once.
+busybox_arm64() {
+	bb=$cache/busybox-arm64
+	if [ ! -s "$bb" ]; then
+		fetch_debs "$(private_apt "$cache" bookworm arm64)" "$cache/debs-arm64" busybox-static || return 1
+		t=$(mktemp -d)
+		dpkg-deb -x "$cache"/debs-arm64/busybox-static_*.deb "$t" && cp "$t/bin/busybox" "$bb"
+		rm -rf "$t"
+	fi
+	[ -s "$bb" ] && echo "$bb"
 }
 
 # crashed LOG: the first line of a kernel crash in a guest's console, if any.
 crashed() { tr -d '\r' < "$1" | grep -m 1 -E 'Oops:|BUG:|Kernel panic|traps: PANIC' | sed 's/^\[[^]]*\] //'; }
 
-# boot NAME VMLINUZ: runs the guest, relays its results. The guest CPU has
+# qemu_for ARCH KERNEL: the emulator command line of a 2-CPU guest (TCG).
+# arm64: -cpu max with the cheap pointer-authentication variant
+# (kernel-facts: plain max costs 10 s more).
+qemu_for() {
+	case $1 in
+	x86) echo "qemu-system-x86_64 -accel ${NVM_VM_ACCEL:-tcg} -cpu ${NVM_VM_CPU:-max,cx16=off} -initrd $vm/initrd-x86.gz" ;;
+	arm64) echo "qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on -initrd $vm/initrd-arm64.gz" ;;
+	esac
+}
+
+# boot NAME ARCH VMLINUZ: runs the guest, relays its results. The x86 guest CPU has
 # no cmpxchg16b (cx16=off): with it, QEMU 7.2's TCG made the 6.12 kernel
 # fault in SLUB's per-CPU cmpxchg16b in 2 to 5 of 8 boots with nothing of
 # nvmirage's started (nvm.boot_only); without it, 0 of 10. A guest whose
 # kernel crashed anyway is booted again, up to 3 times, each crash shown.
 boot() {
-	name=$1 kernel=$2 log="$vm/$1.$mode.console"
+	name=$1 arch=$2 kernel=$3 log="$vm/$1.$mode.console"
+	console=ttyS0; [ "$arch" = arm64 ] && console=ttyAMA0
 	echo "== $name ($(basename "$kernel" .vmlinuz))"
 	start=$(date +%s)
 	for attempt in 1 2 3; do
-		timeout "$limit" qemu-system-x86_64 -accel ${NVM_VM_ACCEL:-tcg} -cpu ${NVM_VM_CPU:-max,cx16=off} \
-			-smp 2 -m 1024 -nographic -no-reboot -kernel "$kernel" -initrd "$vm/initrd.gz" \
-			-append "console=ttyS0 lsm=lockdown,capability,landlock,yama,bpf panic=-1 oops=panic quiet $want ${NVM_VM_APPEND:-}" \
+		# shellcheck disable=SC2046
+		timeout "$limit" $(qemu_for "$arch") \
+			-smp 2 -m 1024 -nographic -no-reboot -kernel "$kernel" \
+			-append "console=$console lsm=lockdown,capability,landlock,yama,bpf panic=-1 oops=panic quiet $want ${NVM_VM_APPEND:-}" \
 			< /dev/null > "$log" 2>&1
 		rc=$?
 		c=$(crashed "$log")
@@ -129,19 +159,31 @@ boot() {
 	echo "$name: $gp passed, $gf failed in the guest, $(( $(date +%s) - start )) s"
 }
 
-for tool in qemu-system-x86_64 cpio /bin/busybox; do
+for tool in qemu-system-x86_64 qemu-system-aarch64 aarch64-linux-gnu-readelf cpio /bin/busybox; do
 	command -v "$tool" > /dev/null || { bad "$tool is not installed (tests/deps.sh --test installs it)"; echo "$pass passed, $fail failed"; exit 1; }
 done
-make_initramfs
+# The arm64 build (make ARCH=arm64, which the vmtest target runs first).
+sysroot=$out/arm64/sysroot
+[ -x "$out/arm64/nvmirage" ] || { bad "no arm64 build in $out/arm64 (make ARCH=arm64 OUT=$out/arm64)"; echo "$pass passed, $fail failed"; exit 1; }
+make_initramfs x86 "$out" /bin/busybox
 if k=$(fetch_kernel linux-image-cloud-amd64); then
-	boot "bookworm 6.1 cloud-amd64" "$k"
+	boot "bookworm 6.1 cloud-amd64" x86 "$k"
 else
 	bad "fetch the bookworm cloud-amd64 kernel with apt-get download"
 fi
-if k=$(fetch_kernel linux-image-cloud-amd64 "$(private_apt bookworm-backports)"); then
-	boot "bookworm-backports 6.12 cloud-amd64" "$k"
+if k=$(fetch_kernel linux-image-cloud-amd64 "$(private_apt "$cache" bookworm-backports amd64)"); then
+	boot "bookworm-backports 6.12 cloud-amd64" x86 "$k"
 else
 	bad "fetch the bookworm-backports cloud-amd64 kernel with apt-get download"
+fi
+if ! bb=$(busybox_arm64); then
+	bad "fetch busybox-static for arm64 with apt-get download"
+elif ! make_initramfs arm64 "$out/arm64" "$bb"; then
+	bad "make the arm64 initramfs"
+elif k=$(fetch_kernel linux-image-cloud-arm64 "$(private_apt "$cache" bookworm-backports arm64)"); then
+	boot "bookworm-backports 6.12 cloud-arm64" arm64 "$k"
+else
+	bad "fetch the bookworm-backports cloud-arm64 kernel with apt-get download"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
