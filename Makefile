@@ -166,7 +166,7 @@ vmtest: $(OUT)/nvmirage helpers arm64-guest
 vmbench: $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/vm/run.sh $(OUT) bench
 
-test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers
+test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/run-all.sh $(OUT)
 
 bench: $(OUT)/nvmirage helpers

@@ -29,6 +29,7 @@ void agent_opts_init(struct agent_opts *o)
 	o->linger_us = 100000;
 	o->btf = "/sys/kernel/btf/vmlinux";
 	o->strategy = "auto";
+	o->entry = "auto";
 }
 
 int agent_parse_opt(int opt, const char *arg, struct agent_opts *o)
@@ -55,6 +56,12 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o)
 			return nvm_err_r(-1, "--strategy %s: not a strategy (auto, in-kernel or "
 					     "assisted)", arg);
 		o->strategy = arg;
+		return 1;
+	case 'E':
+		if (strcmp(arg, "auto") && strcmp(arg, "fentry") && strcmp(arg, "tp_btf"))
+			return nvm_err_r(-1, "--entry %s: not an entry point (auto, fentry or tp_btf)",
+					 arg);
+		o->entry = arg;
 		return 1;
 	}
 	return 0;
@@ -109,6 +116,32 @@ static int choose_strategy(const struct agent_opts *o, bool *in_kernel)
 	return 0;
 }
 
+/* fentry/fexit on the path syscalls' functions where they attach, unless tp_btf is asked
+ * for; logs the choice and why. Returns 0, or NVM_EXIT_USAGE when fentry
+ * is asked for and does not attach here. */
+static int choose_entry(const struct agent_opts *o, bool *fentry)
+{
+	struct probe_item it;
+
+	if (!strcmp(o->entry, "tp_btf")) {
+		*fentry = false;
+		nvm_info("entry points: tp_btf sys_enter/sys_exit (asked for with --entry)");
+		return 0;
+	}
+	probe_fentry(&it);
+	*fentry = it.ok;
+	if (!it.ok && !strcmp(o->entry, "fentry"))
+		return nvm_err_r(NVM_EXIT_USAGE, "--entry fentry: not available on this kernel: "
+						 "fentry on the syscall functions %s", it.why);
+	if (it.ok)
+		nvm_info("entry points: fentry/fexit on the path syscalls' functions (%s; they attach here): "
+			 "only those syscalls pay", o->entry[0] == 'a' ? "auto" : "asked for");
+	else
+		nvm_info("entry points: tp_btf sys_enter/sys_exit (auto; fentry on the syscall functions "
+			 "%s)", it.why);
+	return 0;
+}
+
 static void lock_name_for(const char *root, char *buf, size_t len)
 {
 	char *p;
@@ -160,9 +193,10 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 		 a->model.ngpus, a->model.gpus[0].name, a->model.driver_version, o->root);
 	for (unsigned i = 0; i < a->rules.n; i++)
 		nvm_info("rule %s -> %s", a->rules.r[i].from, a->rules.r[i].alias);
-	if ((r = choose_strategy(o, &a->in_kernel)))
+	if ((r = choose_strategy(o, &a->in_kernel)) || (r = choose_entry(o, &a->fentry)))
 		goto usage;
 	eo.in_kernel = a->in_kernel;
+	eo.fentry = a->fentry;
 	eo.rules = &a->rules;
 	eo.root = o->root;
 	if (engine_start(&a->engine, &eo))
@@ -250,6 +284,7 @@ static void answer_status(struct agent *a)
 	json_object_object_add(o, "gpus", json_object_new_int((int)a->model.ngpus));
 	json_object_object_add(o, "strategy",
 			       json_object_new_string(a->in_kernel ? "in-kernel" : "assisted"));
+	json_object_object_add(o, "entry", json_object_new_string(a->fentry ? "fentry" : "tp_btf"));
 	tj = json_object_new_array();
 	for (unsigned i = 0; i < a->ntargets; i++)
 		json_object_array_add(tj, json_object_new_string(a->targets[i].path));

@@ -24,6 +24,7 @@ struct agent_opts {
 	unsigned deadline_ms;
 	unsigned linger_us;
 	const char *strategy;     /* "auto" (default), "in-kernel" or "assisted" */
+	const char *entry;        /* "auto" (default), "fentry" or "tp_btf" */
 };
 
 struct agent_target {
@@ -39,6 +40,7 @@ struct agent {
 	struct nvm_rules rules;
 	struct engine *engine;
 	bool in_kernel;           /* the strategy chosen */
+	bool fentry;              /* the entry points chosen */
 	int root_lock;
 	char root_lock_name[64];
 	int control_fd;
@@ -67,7 +69,8 @@ void agent_opts_init(struct agent_opts *o);
 	{ "deadline-ms", required_argument, 0, 'D' },        \
 	{ "linger-us", required_argument, 0, 'L' },          \
 	{ "btf", required_argument, 0, 'B' },                \
-	{ "strategy", required_argument, 0, 'S' }
+	{ "strategy", required_argument, 0, 'S' },          \
+	{ "entry", required_argument, 0, 'E' }
 #define AGENT_OPTS_HELP                                                              \
 	"  -p, --profile P       a profile name (profiles/P.yaml) or a YAML file\n"       \
 	"  -g, --gpus N          only the first N GPUs of the profile\n"                  \
@@ -79,7 +82,9 @@ void agent_opts_init(struct agent_opts *o);
 	"      --linger-us N     keep polling this long after work (default 100000)\n"      \
 	"      --btf FILE        kernel BTF (default /sys/kernel/btf/vmlinux)\n"          \
 	"      --strategy NAME   auto (default: in-kernel where the kernel allows it,\n" \
-	"                        else assisted), in-kernel, or assisted\n"
+	"                        else assisted), in-kernel, or assisted\n"           \
+	"      --entry NAME      auto (default: fentry where it attaches, else\n"    \
+	"                        tp_btf), fentry, or tp_btf\n"
 
 /* Checks the machine, renders the tree, loads the engine, opens the control
  * socket. Returns 0, or an exit status (2 bad input, 1 failure) after

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "engine_int.h"
+#include "entry.h"
 #include "log.h"
 #include "redirect.skel.h"
 
@@ -189,12 +190,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->stuck_ns = at_most(at_least(STUCK_TIMES * e->answer_ns, STUCK_MIN_NS),
 			      e->skel->rodata->answer_limit_ns);
 	e->skel->rodata->agent_tgid = (__u32)getpid();
-	/* One pair of entry/exit programs is loaded: the in-kernel pair
-	 * calls bpf_probe_write_user, which lockdown refuses to load. */
-	bpf_program__set_autoload(e->skel->progs.nvm_sys_enter, !o->in_kernel);
-	bpf_program__set_autoload(e->skel->progs.nvm_sys_exit, !o->in_kernel);
-	bpf_program__set_autoload(e->skel->progs.nvm_sys_enter_ik, o->in_kernel);
-	bpf_program__set_autoload(e->skel->progs.nvm_sys_exit_ik, o->in_kernel);
+	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
 	e->skel->rodata->nr_slots = e->nslots;
 	e->skel->rodata->nr_cpus_online = (__u32)sysconf(_SC_NPROCESSORS_ONLN);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -221,26 +217,20 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	if (attach(e->skel->progs.nvm_fork, &e->skel->links.nvm_fork,
 		   "tp_btf/sched_process_fork"))
 		goto fail;
-	/* The exit program is always attached: attaching it while a task
-	 * waits in sys_enter would wait for that task's RCU read section,
-	 * i.e. past its deadline. */
-	if (o->in_kernel ? attach(e->skel->progs.nvm_sys_enter_ik, &e->skel->links.nvm_sys_enter_ik,
-				  "tp_btf/sys_enter (in-kernel)") ||
-				   attach(e->skel->progs.nvm_sys_exit_ik, &e->skel->links.nvm_sys_exit_ik,
-					  "tp_btf/sys_exit (in-kernel)")
-			 : attach(e->skel->progs.nvm_sys_enter, &e->skel->links.nvm_sys_enter,
-				  "tp_btf/sys_enter") ||
-				   attach(e->skel->progs.nvm_sys_exit, &e->skel->links.nvm_sys_exit,
-					  "tp_btf/sys_exit"))
+	/* The exit programs are attached first, and stay until the end:
+	 * attaching one while a task waits in an entry program would wait
+	 * for that task's RCU read section, i.e. past its deadline. */
+	if (entry_attach(e->skel->obj, &e->entry))
 		goto fail;
 	/* Only wakes the agent: a refusal costs that head start, nothing else. */
 	e->skel->links.nvm_exec = bpf_program__attach(e->skel->progs.nvm_exec);
 	if (!e->skel->links.nvm_exec)
 		nvm_warn("attach tp_btf/sched_process_exec: %s (the agent will not wake ahead of "
 			 "new programs' first reads)", strerror(errno));
-	nvm_info("attached tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork%s; "
+	nvm_info("attached %s (%s rewrite), tp_btf/sched_process_fork%s; "
 		 "%u request slots; deadline %llu ms to claim, %llu us from claim to answer, "
 		 "%llu ms in all",
+		 e->entry.what, o->in_kernel ? "in-kernel" : "assisted",
 		 e->skel->links.nvm_exec ? ", tp_btf/sched_process_exec" : "", e->nslots,
 		 (unsigned long long)(o->deadline_ns / 1000000),
 		 (unsigned long long)(e->skel->rodata->answer_limit_ns / 1000),
@@ -325,16 +315,10 @@ void engine_stop(struct engine *e)
 	 * Entry first (no new patches), exit last (the ones in flight are
 	 * restored), then the service; the janitor restores anything left. */
 	if (e->skel) {
-		struct bpf_link **order[] = {
-			&e->skel->links.nvm_sys_enter, &e->skel->links.nvm_sys_enter_ik,
-			&e->skel->links.nvm_fork,
-			&e->skel->links.nvm_sys_exit, &e->skel->links.nvm_sys_exit_ik,
-		};
-
-		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-			bpf_link__destroy(*order[i]);
-			*order[i] = NULL;
-		}
+		entry_detach_enter(&e->entry);
+		bpf_link__destroy(e->skel->links.nvm_fork);
+		e->skel->links.nvm_fork = NULL;
+		entry_detach_exit(&e->entry);
 	}
 	if (e->threads)
 		service_stop(e);

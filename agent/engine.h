@@ -16,6 +16,8 @@ struct engine_opts {
 	unsigned linger_us;      /* a service thread keeps polling this long after work */
 	bool in_kernel;          /* the in-kernel rewrite (see redirect.bpf.c); the
 				  * caller checked that bpf_probe_write_user loads */
+	bool fentry;             /* fentry/fexit entry points instead of tp_btf;
+				  * the caller checked that they attach */
 };
 
 /* What the agent itself counts, beside the kernel side's nvm_kstats. */

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "entry.h"
 #include "memio.h"
 #include "patchbook.h"
 
@@ -30,6 +31,7 @@ struct service_thread {
 
 struct engine {
 	struct redirect_bpf *skel;
+	struct entry_links entry;        /* the attached entry points */
 	struct nvm_rules rules;
 	struct engine_opts opts;
 	unsigned nslots;

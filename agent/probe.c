@@ -105,6 +105,11 @@ void probe_write_user(struct probe_item *it, const char *lockdown)
 			 strerror(-it->err), lockdown);
 }
 
+void probe_fentry(struct probe_item *it)
+{
+	try_prog(P_FENTRY, true, it);
+}
+
 int probe_kernel(struct probe_result *p)
 {
 	struct utsname u;
@@ -129,7 +134,7 @@ int probe_kernel(struct probe_result *p)
 		p->bpf_lsm_active = strstr(list, ",bpf,") != NULL;
 	}
 	try_prog(P_TP_BTF, true, &p->tp_btf);
-	try_prog(P_FENTRY, true, &p->fentry);
+	probe_fentry(&p->fentry);
 	try_prog(P_LSM, true, &p->lsm);
 	if (p->lsm.ok && !p->bpf_lsm_active) {
 		p->lsm.ok = false;
@@ -138,6 +143,16 @@ int probe_kernel(struct probe_result *p)
 	}
 	probe_write_user(&p->write_user, p->lockdown);
 
+	if (p->fentry.ok) {
+		snprintf(p->entry, sizeof(p->entry), "fentry");
+		snprintf(p->entry_why, sizeof(p->entry_why),
+			 "fentry/fexit on the path syscalls' functions attach: only those syscalls pay");
+	} else {
+		snprintf(p->entry, sizeof(p->entry), "tp_btf");
+		snprintf(p->entry_why, sizeof(p->entry_why),
+			 "fentry on the syscall functions: %s; tp_btf sys_enter/sys_exit (every syscall "
+			 "passes them)", p->fentry.why);
+	}
 	if (p->tp_btf.ok && p->write_user.ok) {
 		snprintf(p->strategy, sizeof(p->strategy), "in-kernel");
 		snprintf(p->strategy_why, sizeof(p->strategy_why),
@@ -182,6 +197,12 @@ void probe_print(const struct probe_result *p, FILE *f)
 		: p->write_user.ok ? "tp_btf entry/exit write the alias with bpf_probe_write_user"
 				   : p->write_user.why);
 	fprintf(f, "chosen: %s: %s\n", p->strategy, p->strategy_why);
+	fprintf(f, "entry points:\n");
+	fprintf(f, "  %-22s %-4s %s\n", "fentry", p->fentry.ok ? "yes" : "no",
+		p->fentry.ok ? "fentry/fexit on the path syscalls' functions" : p->fentry.why);
+	fprintf(f, "  %-22s %-4s %s\n", "tp_btf", p->tp_btf.ok ? "yes" : "no",
+		p->tp_btf.ok ? "tp_btf sys_enter/sys_exit" : p->tp_btf.why);
+	fprintf(f, "chosen entry: %s: %s\n", p->entry, p->entry_why);
 }
 
 static json_object *item_json(const struct probe_item *it)
@@ -211,5 +232,7 @@ json_object *probe_to_json(const struct probe_result *p)
 	json_object_object_add(o, "programs", progs);
 	json_object_object_add(o, "strategy", json_object_new_string(p->strategy));
 	json_object_object_add(o, "strategy_why", json_object_new_string(p->strategy_why));
+	json_object_object_add(o, "entry", json_object_new_string(p->entry));
+	json_object_object_add(o, "entry_why", json_object_new_string(p->entry_why));
 	return o;
 }

@@ -22,12 +22,17 @@ struct probe_result {
 	struct probe_item tp_btf, fentry, lsm, write_user;
 	char strategy[32];
 	char strategy_why[256];
+	char entry[16];       /* fentry or tp_btf */
+	char entry_why[256];
 };
 
 /* The lockdown mode ("none", "integrity", "confidentiality" or "unknown"). */
 void probe_lockdown(char *buf, size_t len);
 /* Whether a program calling bpf_probe_write_user loads (lockdown refuses it). */
 void probe_write_user(struct probe_item *it, const char *lockdown);
+
+/* Whether fentry on a path syscall's function loads and attaches. */
+void probe_fentry(struct probe_item *it);
 
 /* Returns 0, or -1 if there is nothing to probe with (not root, no BTF). */
 int probe_kernel(struct probe_result *p);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Tiny programs that tell what the kernel allows; each is loaded on its own. */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
+#include "syscalls.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -12,8 +15,8 @@ int BPF_PROG(probe_tp_btf, struct pt_regs *regs, long id)
 	return 0;
 }
 
-/* The attach target is set at run time to this arch's openat function. */
-SEC("fentry/do_sys_openat2")
+/* Where the redirect's fentry entry points go: the syscall functions. */
+SEC("fentry/" NVM_SYS_PREFIX "openat")
 int BPF_PROG(probe_fentry)
 {
 	return 0;

@@ -16,8 +16,12 @@
  * read-only page, a page still shared with a fork) the same syscall asks
  * the agent, as the plain pair always does.
  *
- * Everything a non-target task pays is the syscall-number switch and, for
- * path syscalls, one per-task cached cgroup verdict. */
+ * The entry points: tp_btf sys_enter/sys_exit (every kernel), or, where
+ * trampolines attach, fentry/fexit on each path syscall's function: only
+ * the covered syscalls pay, not every syscall of the node.
+ *
+ * Everything a non-target task pays is the syscall-number switch (tp_btf)
+ * and, for path syscalls, one per-task cached cgroup verdict. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -901,6 +905,69 @@ int BPF_PROG(nvm_sys_exit_ik, struct pt_regs *regs, long ret)
 		release_ik(&key);
 	return 0;
 }
+
+/* The fentry entry points: one fentry/fexit pair per path syscall, on its
+ * function (__x64_sys_openat, ...), in each rewrite variant; the agent
+ * loads the set it uses. The path is the syscall's argument, as in
+ * sys_enter; the patch the syscall relied on is released at its fexit. */
+static __always_inline __u64 target_arg(struct pt_regs *regs, int arg)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) == agent_tgid || !is_target())
+		return 0;
+	return arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+}
+
+static __always_inline bool syscall_patch(struct nvm_patch_key *key)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct nvm_patch_key *k;
+
+	if (!nr_inflight)
+		return false;
+	k = bpf_map_lookup_elem(&inflight, &tid);
+	if (!k)
+		return false;
+	*key = *k;
+	bpf_map_delete_elem(&inflight, &tid);
+	__sync_fetch_and_add(&nr_inflight, -1);
+	return true;
+}
+
+#define NVM_FENTRY(name, arg)                                                       \
+	SEC("fentry/" NVM_SYS_PREFIX #name)                                         \
+	int BPF_PROG(nvm_fe_a_##name, struct pt_regs *regs)                         \
+	{                                                                           \
+		__u64 addr = target_arg(regs, arg);                                 \
+		if (addr)                                                           \
+			enter_path(current_mm(), addr);                             \
+		return 0;                                                           \
+	}                                                                           \
+	SEC("fentry/" NVM_SYS_PREFIX #name)                                         \
+	int BPF_PROG(nvm_fe_k_##name, struct pt_regs *regs)                         \
+	{                                                                           \
+		__u64 addr = target_arg(regs, arg);                                 \
+		if (addr)                                                           \
+			enter_path_ik(current_mm(), addr);                          \
+		return 0;                                                           \
+	}                                                                           \
+	SEC("fexit/" NVM_SYS_PREFIX #name)                                          \
+	int BPF_PROG(nvm_fx_a_##name, struct pt_regs *regs, long ret)               \
+	{                                                                           \
+		struct nvm_patch_key key;                                           \
+		if (syscall_patch(&key))                                            \
+			release(&key);                                              \
+		return 0;                                                           \
+	}                                                                           \
+	SEC("fexit/" NVM_SYS_PREFIX #name)                                          \
+	int BPF_PROG(nvm_fx_k_##name, struct pt_regs *regs, long ret)               \
+	{                                                                           \
+		struct nvm_patch_key key;                                           \
+		if (syscall_patch(&key))                                            \
+			release_ik(&key);                                           \
+		return 0;                                                           \
+	}
+
+NVM_PATH_SYSCALLS(NVM_FENTRY)
 
 /* A child that does not share its parent's memory gets a copy of any patch
  * in place there: the agent repairs the copy now, before the child first

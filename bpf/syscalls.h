@@ -5,7 +5,17 @@
 #ifndef NVM_SYSCALLS_H
 #define NVM_SYSCALLS_H
 
+/* NVM_PATH_SYSCALLS(X) calls X(function name, path argument) for each of
+ * them, for the fentry entry points on NVM_SYS_PREFIX<name>. */
 #if defined(__TARGET_ARCH_x86)
+#define NVM_SYS_PREFIX "__x64_sys_"
+#define NVM_PATH_SYSCALLS(X)                                                   \
+	X(open, 0) X(newstat, 0) X(newlstat, 0) X(access, 0) X(chdir, 0)         \
+	X(readlink, 0) X(statfs, 0) X(getxattr, 0) X(lgetxattr, 0)              \
+	X(listxattr, 0) X(llistxattr, 0) X(openat, 1) X(newfstatat, 1)          \
+	X(readlinkat, 1) X(faccessat, 1) X(statx, 1) X(openat2, 1)              \
+	X(faccessat2, 1)
+
 static __always_inline int nvm_path_arg(long id)
 {
 	switch (id) {
@@ -38,6 +48,12 @@ static __always_inline long nvm_syscall_nr(struct pt_regs *regs)
 	return BPF_CORE_READ(regs, orig_ax);
 }
 #elif defined(__TARGET_ARCH_arm64)
+#define NVM_SYS_PREFIX "__arm64_sys_"
+#define NVM_PATH_SYSCALLS(X)                                                   \
+	X(getxattr, 0) X(lgetxattr, 0) X(listxattr, 0) X(llistxattr, 0)         \
+	X(statfs, 0) X(chdir, 0) X(faccessat, 1) X(openat, 1) X(readlinkat, 1)  \
+	X(newfstatat, 1) X(statx, 1) X(openat2, 1) X(faccessat2, 1)
+
 static __always_inline int nvm_path_arg(long id)
 {
 	switch (id) {

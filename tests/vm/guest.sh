@@ -1,9 +1,10 @@
 #!/bin/sh
 # The kernel tests that run inside the QEMU guest (busybox sh, as /init's
 # child): the engine on the guest's kernel, with real processes in real
-# cgroups. The suite runs three times: with the strategy the agent picks
-# (in-kernel: no lockdown here), with --strategy assisted, and after lockdown
-# is raised to integrity (assisted, picked by the agent itself). Prints
+# cgroups. The suite runs four times: with what the agent picks (in-kernel
+# rewrite, no lockdown here; fentry entry points where they attach), with
+# --entry tp_btf, with --strategy assisted, and after lockdown is raised to
+# integrity (assisted, picked by the agent itself). Prints
 # ok:/FAIL: lines and "N passed, N failed" like the host stages; the host
 # script relays them.
 pass=0 fail=0
@@ -32,11 +33,12 @@ check_counted() { # NAME READS MISSED COUNTED-BEFORE
 	else bad "$1: $3 of $2 missed, $c counted"; fi
 }
 
-# suite NAME STRATEGY [RUN-OPTIONS...]: starts the agent, checks it chose
-# STRATEGY, runs the readers in the target and in a sibling, stops it.
+# suite NAME STRATEGY ENTRY [RUN-OPTIONS...]: starts the agent, checks it
+# chose STRATEGY and ENTRY, runs the readers in the target and in a
+# sibling, stops it.
 suite() {
-	name=$1 want=$2
-	shift 2
+	name=$1 want=$2 entry=$3
+	shift 3
 	echo "== $name"
 	/nvmirage $verbose run --profile /gb300.yaml --cgroup "$T" --root /run/nvm "$@" > /tmp/agent.log 2>&1 &
 	agent=$!
@@ -47,6 +49,13 @@ suite() {
 	done
 	if grep -q 'ready:' /tmp/agent.log; then ok "$name: agent ready"; else bad "$name: agent ready"; cat /tmp/agent.log; return; fi
 	check_has "$name: the agent chose $want" "strategy: $want rewrite" "$(cat /tmp/agent.log)"
+	echo "note: $name: $(grep -o 'attached [^;]*' /tmp/agent.log); started in $(awk '
+		function t(s) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+		NR == 1 { first = t($1) } /ready:/ { printf "%.1f s", t($1) - first; exit }' /tmp/agent.log)"
+	case $entry in
+	fentry) check_has "$name: entry points fentry" "attached fentry/fexit on " "$(cat /tmp/agent.log)" ;;
+	*) check_has "$name: entry points tp_btf" "attached tp_btf/sys_enter, tp_btf/sys_exit" "$(cat /tmp/agent.log)" ;;
+	esac
 
 	ik0=$(stat_of ik_rewritten) f0=$(stat_of ik_write_faults)
 	r=$(in_cgroup "$T" /reader literal)
@@ -121,9 +130,14 @@ check_has "probe: tp_btf loads and attaches" "tp_btf                 yes" "$p"
 check_has "probe: bpf_probe_write_user loads without lockdown" "bpf_probe_write_user   yes" "$p"
 check_has "probe: in-kernel available" "in-kernel              yes" "$p"
 check_has "probe: chosen strategy" "chosen: in-kernel" "$p"
+# fentry attaches on x86 6.1 and on 6.12 (kernel-facts: not on arm64 6.1).
+fentry=fentry
+case "$(uname -m) $(uname -r)" in aarch64\ 6.1.*) fentry=tp_btf ;; esac
+check_has "probe: entry points $fentry" "chosen entry: $fentry" "$p"
 
-suite "default" in-kernel
-suite "forced assisted" assisted --strategy assisted
+suite "default" in-kernel $fentry
+suite "forced tp_btf" in-kernel tp_btf --entry tp_btf
+suite "forced assisted" assisted $fentry --strategy assisted
 
 # Raising lockdown cannot be undone: this run comes last.
 echo integrity > /sys/kernel/security/lockdown
@@ -134,5 +148,5 @@ check_has "lockdown integrity: probe chooses assisted" "chosen: assisted" "$p"
 r=$(/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm --strategy in-kernel 2>&1); rc=$?
 check_eq "lockdown integrity: --strategy in-kernel exits 2" 2 "$rc"
 check_has "lockdown integrity: and says why" "--strategy in-kernel: not available on this kernel: bpf_probe_write_user load refused (Invalid argument): lockdown is \"integrity\"" "$r"
-suite "lockdown integrity" assisted
+suite "lockdown integrity" assisted $fentry
 echo "$pass passed, $fail failed"
