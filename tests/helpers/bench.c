@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static double now_ns(void)
@@ -40,6 +41,16 @@ int main(int argc, char **argv)
 		printf("ns_per_op=%.0f\n", (now_ns() - t0) / n);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "getppid")) {
+		/* A syscall no rule can match: what every other syscall pays. */
+		long n = atol(argv[2]);
+		double t0 = now_ns();
+
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		printf("ns_per_op=%.1f\n", (now_ns() - t0) / n);
+		return 0;
+	}
 	if (argc == 5 && !strcmp(argv[1], "latency")) {
 		long n = atol(argv[2]), bad = 0;
 		useconds_t pause = (useconds_t)atol(argv[3]);
@@ -67,6 +78,6 @@ int main(int argc, char **argv)
 		       t[(long)(n * 0.99)], t[n - 1], bad, n);
 		return 0;
 	}
-	fprintf(stderr, "usage: bench openclose N PATH | latency N SLEEP_US PATH\n");
+	fprintf(stderr, "usage: bench openclose N PATH | getppid N | latency N SLEEP_US PATH\n");
 	return 2;
 }
