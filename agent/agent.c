@@ -93,8 +93,8 @@ static int choose_strategy(const struct agent_opts *o, bool *in_kernel)
 
 	if (!strcmp(o->strategy, "assisted")) {
 		*in_kernel = false;
-		nvm_info("strategy: assisted rewrite (asked for with --strategy): tp_btf entry/exit "
-			 "programs hold the syscall; the agent rewrites the path through "
+		nvm_info("strategy: assisted rewrite (asked for with --strategy): the entry "
+			 "program holds the syscall; the agent rewrites the path through "
 			 "/proc/<pid>/mem");
 		return 0;
 	}
@@ -111,7 +111,7 @@ static int choose_strategy(const struct agent_opts *o, bool *in_kernel)
 			 lockdown);
 	else
 		nvm_info("strategy: assisted rewrite (auto; in-kernel is not available: "
-			 "bpf_probe_write_user %s): tp_btf entry/exit programs hold the syscall; "
+			 "bpf_probe_write_user %s): the entry program holds the syscall; "
 			 "the agent rewrites the path through /proc/<pid>/mem", wu.why);
 	return 0;
 }

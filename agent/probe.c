@@ -161,8 +161,8 @@ int probe_kernel(struct probe_result *p)
 	} else if (p->tp_btf.ok) {
 		snprintf(p->strategy, sizeof(p->strategy), "assisted");
 		snprintf(p->strategy_why, sizeof(p->strategy_why),
-			 "bpf_probe_write_user does not load (%s): tp_btf sys_enter/sys_exit hold "
-			 "the syscall and the agent rewrites the path through /proc/<pid>/mem",
+			 "bpf_probe_write_user %s: the entry program holds the syscall and "
+			 "the agent rewrites the path through /proc/<pid>/mem",
 			 p->write_user.why);
 	} else {
 		snprintf(p->strategy, sizeof(p->strategy), "none");
@@ -190,11 +190,11 @@ void probe_print(const struct probe_result *p, FILE *f)
 	item(f, "bpf_probe_write_user", &p->write_user);
 	fprintf(f, "strategies:\n");
 	fprintf(f, "  %-22s %-4s %s\n", "assisted", p->tp_btf.ok ? "yes" : "no",
-		p->tp_btf.ok ? "tp_btf entry/exit + agent writes through /proc/<pid>/mem"
+		p->tp_btf.ok ? "the agent writes through /proc/<pid>/mem"
 			     : p->tp_btf.why);
 	fprintf(f, "  %-22s %-4s %s\n", "in-kernel", p->tp_btf.ok && p->write_user.ok ? "yes" : "no",
 		!p->tp_btf.ok ? p->tp_btf.why
-		: p->write_user.ok ? "tp_btf entry/exit write the alias with bpf_probe_write_user"
+		: p->write_user.ok ? "the entry program writes the alias with bpf_probe_write_user"
 				   : p->write_user.why);
 	fprintf(f, "chosen: %s: %s\n", p->strategy, p->strategy_why);
 	fprintf(f, "entry points:\n");

@@ -764,18 +764,20 @@ static __noinline void enter_path_ik(__u64 mm, __u64 addr)
 	enter_path_body(mm, addr, true);
 }
 
-/* The path the syscall's task passes, if it is a target's: else 0. */
+/* The path in the syscall's argument arg, if the task is a target: else 0. */
+static __always_inline __u64 target_arg(struct pt_regs *regs, int arg)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) == agent_tgid || !is_target())
+		return 0;
+	return arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+}
+
+/* The same for syscall id, if it is a path syscall. */
 static __always_inline __u64 target_path(struct pt_regs *regs, long id)
 {
 	int arg = nvm_path_arg(id);
 
-	if (arg < 0)
-		return 0;
-	if ((bpf_get_current_pid_tgid() >> 32) == agent_tgid)
-		return 0;
-	if (!is_target())
-		return 0;
-	return arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+	return arg < 0 ? 0 : target_arg(regs, arg);
 }
 
 static __always_inline __u64 current_mm(void)
@@ -867,16 +869,13 @@ static __noinline void release_ik(struct nvm_patch_key *key)
 
 /* The patch the syscall ending now relies on, taken off the task: true if
  * there is one. */
-static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_key *key)
+static __always_inline bool syscall_patch(struct nvm_patch_key *key)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct nvm_patch_key *k;
-	__u32 tid;
 
 	if (!nr_inflight)
 		return false;
-	if (nvm_path_arg(nvm_syscall_nr(regs)) < 0)
-		return false;
-	tid = (__u32)bpf_get_current_pid_tgid();
 	k = bpf_map_lookup_elem(&inflight, &tid);
 	if (!k)
 		return false;
@@ -884,6 +883,14 @@ static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_ke
 	bpf_map_delete_elem(&inflight, &tid);
 	__sync_fetch_and_add(&nr_inflight, -1);
 	return true;
+}
+
+/* The same at sys_exit, which every syscall passes. */
+static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_key *key)
+{
+	if (!nr_inflight || nvm_path_arg(nvm_syscall_nr(regs)) < 0)
+		return false;
+	return syscall_patch(key);
 }
 
 SEC("tp_btf/sys_exit")
@@ -909,63 +916,32 @@ int BPF_PROG(nvm_sys_exit_ik, struct pt_regs *regs, long ret)
 /* The fentry entry points: one fentry/fexit pair per path syscall, on its
  * function (__x64_sys_openat, ...), in each rewrite variant; the agent
  * loads the set it uses. The path is the syscall's argument, as in
- * sys_enter; the patch the syscall relied on is released at its fexit. */
-static __always_inline __u64 target_arg(struct pt_regs *regs, int arg)
-{
-	if ((bpf_get_current_pid_tgid() >> 32) == agent_tgid || !is_target())
-		return 0;
-	return arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
-}
-
-static __always_inline bool syscall_patch(struct nvm_patch_key *key)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct nvm_patch_key *k;
-
-	if (!nr_inflight)
-		return false;
-	k = bpf_map_lookup_elem(&inflight, &tid);
-	if (!k)
-		return false;
-	*key = *k;
-	bpf_map_delete_elem(&inflight, &tid);
-	__sync_fetch_and_add(&nr_inflight, -1);
-	return true;
-}
-
-#define NVM_FENTRY(name, arg)                                                       \
+ * sys_enter; the patch the syscall relied on is released at its fexit.
+ * v: a (assisted) or k (in-kernel); enter: enter_path or enter_path_ik;
+ * release: release or release_ik. */
+#define NVM_FENTRY_ENTER(v, enter, name, arg)                                       \
 	SEC("fentry/" NVM_SYS_PREFIX #name)                                         \
-	int BPF_PROG(nvm_fe_a_##name, struct pt_regs *regs)                         \
+	int BPF_PROG(nvm_fe_##v##_##name, struct pt_regs *regs)                     \
 	{                                                                           \
 		__u64 addr = target_arg(regs, arg);                                 \
 		if (addr)                                                           \
-			enter_path(current_mm(), addr);                             \
+			enter(current_mm(), addr);                                  \
 		return 0;                                                           \
-	}                                                                           \
-	SEC("fentry/" NVM_SYS_PREFIX #name)                                         \
-	int BPF_PROG(nvm_fe_k_##name, struct pt_regs *regs)                         \
-	{                                                                           \
-		__u64 addr = target_arg(regs, arg);                                 \
-		if (addr)                                                           \
-			enter_path_ik(current_mm(), addr);                          \
-		return 0;                                                           \
-	}                                                                           \
+	}
+#define NVM_FENTRY_EXIT(v, release, name)                                           \
 	SEC("fexit/" NVM_SYS_PREFIX #name)                                          \
-	int BPF_PROG(nvm_fx_a_##name, struct pt_regs *regs, long ret)               \
+	int BPF_PROG(nvm_fx_##v##_##name, struct pt_regs *regs, long ret)           \
 	{                                                                           \
 		struct nvm_patch_key key;                                           \
 		if (syscall_patch(&key))                                            \
 			release(&key);                                              \
 		return 0;                                                           \
-	}                                                                           \
-	SEC("fexit/" NVM_SYS_PREFIX #name)                                          \
-	int BPF_PROG(nvm_fx_k_##name, struct pt_regs *regs, long ret)               \
-	{                                                                           \
-		struct nvm_patch_key key;                                           \
-		if (syscall_patch(&key))                                            \
-			release_ik(&key);                                           \
-		return 0;                                                           \
 	}
+#define NVM_FENTRY(name, arg)                                                       \
+	NVM_FENTRY_ENTER(a, enter_path, name, arg)                                  \
+	NVM_FENTRY_ENTER(k, enter_path_ik, name, arg)                               \
+	NVM_FENTRY_EXIT(a, release, name)                                           \
+	NVM_FENTRY_EXIT(k, release_ik, name)
 
 NVM_PATH_SYSCALLS(NVM_FENTRY)
 
