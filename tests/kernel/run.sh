@@ -34,6 +34,18 @@ if [ "$lock" != none ]; then
 	check_has "and says why" "--strategy in-kernel: not available on this kernel: bpf_probe_write_user load refused (Invalid argument): lockdown is \"$lock\"" "$r"
 	check "and nothing was left behind" test ! -e "$ROOT"
 fi
+# fentry on the syscall functions decides the entry points.
+fentry_ok=$("$nvm" probe -j | python3 -c 'import json,sys; print(json.load(sys.stdin)["programs"]["fentry"]["ok"])')
+went=tp_btf; [ "$fentry_ok" = True ] && went=fentry
+check_has "probe names the chosen entry points ($went)" "chosen entry: $went" "$p"
+if [ "$went" = tp_btf ]; then
+	r=$("$nvm" run --profile gb300 --cgroup "$T" --root "$ROOT" --entry fentry 2>&1); rc=$?
+	check_eq "--entry fentry where fentry does not load: status 2" 2 $rc
+	check_has "and says why" "--entry fentry: not available on this kernel: fentry on the syscall functions load refused" "$r"
+fi
+r=$("$nvm" run --profile gb300 --cgroup "$T" --entry kprobe 2>&1); rc=$?
+check_eq "--entry kprobe: status 2" 2 $rc
+check_has "and names the entry points there are" "--entry kprobe: not an entry point (auto, fentry or tp_btf)" "$r"
 pj=$("$nvm" probe -j | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["strategy"], d["programs"]["tp_btf"]["ok"])')
 check_eq "probe -j is JSON with the strategy" "$want True" "$pj"
 r=$("$nvm" run --profile gb300 --cgroup "$T" --strategy fastest 2>&1); rc=$?
@@ -60,6 +72,7 @@ check "nothing was left behind by the failures" test ! -e "$ROOT"
 echo "== start"
 check "agent starts on $T" start_agent "$LOG" --profile gb300 --device-nodes --cgroup "$T" --root "$ROOT"
 check_has "log says which strategy ($want)" "strategy: $want rewrite (auto" "$(cat "$LOG")"
+check_has "log says which entry points ($went)" "entry points: $went" "$(cat "$LOG")"
 check_has "log lists the rules" "rule /proc/driver/nvidia -> $ROOT/p" "$(cat "$LOG")"
 check_has "log names the target" "target cgroup $T" "$(cat "$LOG")"
 check_eq "every patch service thread runs SCHED_FIFO (status)" "$((2 * $(nproc)))" "$(status_field "$ROOT" agent realtime_threads)"
