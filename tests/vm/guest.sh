@@ -136,6 +136,25 @@ case "$(uname -m) $(uname -r)" in aarch64\ 6.1.*) fentry=tp_btf ;; esac
 check_has "probe: entry points $fentry" "chosen entry: $fentry" "$p"
 
 suite "default" in-kernel $fentry
+# The agent killed while readers loop (in-kernel and through the agent):
+# none hangs, and afterwards the target sees the host's files again.
+/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm > /tmp/agent.log 2>&1 &
+agent=$!
+for _ in $(seq 1 600); do grep -q 'ready:' /tmp/agent.log && break; sleep 0.2; done
+in_cgroup "$T" /reader loop 3000 data > /tmp/r1 2>&1 & r1=$!
+in_cgroup "$T" /reader loop 3000 > /tmp/r2 2>&1 & r2=$!
+sleep 1
+kill -KILL $agent
+wait $agent 2>/dev/null
+( sleep 60; kill -KILL $r1 $r2 2>/dev/null ) & watchdog=$!
+wait $r1; s1=$?
+wait $r2; s2=$?
+kill $watchdog 2>/dev/null
+check_eq "agent SIGKILLed while readers loop: both finish, intact" "0 0" "$s1 $s2"
+check_has "and the writable copy's reader counted its reads" "good=" "$(cat /tmp/r1)"
+r=$(in_cgroup "$T" /reader literal)
+check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
+
 suite "forced tp_btf" in-kernel tp_btf --entry tp_btf
 suite "forced assisted" assisted $fentry --strategy assisted
 
