@@ -20,8 +20,9 @@
  * trampolines attach, fentry/fexit on each path syscall's function: only
  * the covered syscalls pay, not every syscall of the node.
  *
- * Everything a non-target task pays is the syscall-number switch (tp_btf)
- * and, for path syscalls, one per-task cached cgroup verdict. */
+ * Everything a task pays for a path that starts like no rule is the
+ * syscall-number switch (tp_btf) and a read of the path's first two bytes;
+ * only paths that may match cost a per-task cached cgroup verdict. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -672,12 +673,6 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 {
 	struct nvm_patch_key key = { .mm = mm, .addr = addr };
 	__u32 zero = 0;
-	unsigned char head[2];
-
-	/* Unreadable here: the full read below fails too and the agent reads it. */
-	if (bpf_probe_read_user(head, sizeof(head), (void *)addr) == 0 &&
-	    (head[0] != '/' || !(first_chars[(head[1] >> 5) & 7] >> (head[1] & 31) & 1)))
-		return;
 
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct nvm_patch np = {}, *p;
@@ -764,12 +759,31 @@ static __noinline void enter_path_ik(__u64 mm, __u64 addr)
 	enter_path_body(mm, addr, true);
 }
 
-/* The path in the syscall's argument arg, if the task is a target: else 0. */
+/* Whether the path at addr may start like a rule or the tree root: most
+ * paths leave on their second byte (first_chars). An unreadable one may:
+ * the full read fails too, and the agent reads it. */
+static __always_inline bool may_match(__u64 addr)
+{
+	unsigned char head[2];
+
+	if (bpf_probe_read_user(head, sizeof(head), (void *)addr))
+		return true;
+	return head[0] == '/' && (first_chars[(head[1] >> 5) & 7] >> (head[1] & 31) & 1);
+}
+
+/* The path in the syscall's argument arg, if it may match and the task is
+ * a target: else 0. The path's first bytes are looked at before the
+ * task's cgroup: they turn away most paths of every task, targets or not,
+ * for less than the verdict costs. */
 static __always_inline __u64 target_arg(struct pt_regs *regs, int arg)
 {
+	__u64 addr = arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+
+	if (!addr || !may_match(addr))
+		return 0;
 	if ((bpf_get_current_pid_tgid() >> 32) == agent_tgid || !is_target())
 		return 0;
-	return arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+	return addr;
 }
 
 /* The same for syscall id, if it is a path syscall. */
