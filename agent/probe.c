@@ -30,6 +30,14 @@ static struct bpf_program *prog_of(struct probe_bpf *s, enum which w)
 	}
 }
 
+/* strerror, and a name for the kernel's own ENOTSUPP (524), which BPF
+ * attach returns where trampolines are missing and libc does not know. */
+static const char *err_text(int e)
+{
+	return e == 524 ? "ENOTSUPP (524: not supported by this kernel on this architecture)"
+			: strerror(e);
+}
+
 static void try_prog(enum which w, bool attach, struct probe_item *it)
 {
 	struct probe_bpf *s = probe_bpf__open();
@@ -51,11 +59,11 @@ static void try_prog(enum which w, bool attach, struct probe_item *it)
 		if (!link) {
 			it->err = -errno;
 			snprintf(it->why, sizeof(it->why), "loads, but attach fails: %s",
-				 strerror(errno));
+				 err_text(errno));
 		}
 	} else if (err) {
 		it->err = err;
-		snprintf(it->why, sizeof(it->why), "load refused: %s", strerror(-err));
+		snprintf(it->why, sizeof(it->why), "load refused: %s", err_text(-err));
 	}
 	nvm_libbpf_quiet = false;
 	it->ok = !it->err;

@@ -56,6 +56,9 @@ suite() {
 	fentry) check_has "$name: entry points fentry" "attached fentry/fexit on " "$(cat /tmp/agent.log)" ;;
 	*) check_has "$name: entry points tp_btf" "attached tp_btf/sys_enter, tp_btf/sys_exit" "$(cat /tmp/agent.log)" ;;
 	esac
+	if [ "$entry" = tp_btf ] && [ $# = 0 ]; then
+		check_has "$name: the agent says why not fentry" "entry points: tp_btf sys_enter/sys_exit (auto; fentry on the syscall functions loads, but attach fails" "$(cat /tmp/agent.log)"
+	fi
 
 	ik0=$(stat_of ik_rewritten) f0=$(stat_of ik_write_faults)
 	r=$(in_cgroup "$T" /reader literal)
@@ -134,6 +137,9 @@ check_has "probe: chosen strategy" "chosen: in-kernel" "$p"
 fentry=fentry
 case "$(uname -m) $(uname -r)" in aarch64\ 6.1.*) fentry=tp_btf ;; esac
 check_has "probe: entry points $fentry" "chosen entry: $fentry" "$p"
+if [ $fentry = tp_btf ]; then
+	check_has "probe: says fentry loads but does not attach" "fentry                 no   loads, but attach fails" "$p"
+fi
 
 suite "default" in-kernel $fentry
 # The agent killed while readers loop (in-kernel and through the agent):
