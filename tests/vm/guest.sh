@@ -83,8 +83,15 @@ suite() {
 	else
 		check_eq "$name: nothing rewritten in the kernel" 0 "$ik2"
 	fi
+	# busybox is a static binary: no library of ours could be in it.
+	r=$(in_cgroup "$T" cat /proc/driver/nvidia/version)
+	check_has "$name: static busybox cat reads the driver version" "NVRM version: NVIDIA UNIX" "$r"
+	r=$(in_cgroup "$T" ls /proc/driver/nvidia/gpus | wc -l)
+	check_eq "$name: static busybox ls lists 4 GPUs" 4 "$r"
 	r=$(in_cgroup "$O" /reader literal)
 	check_has "$name: sibling cgroup sees no GPUs" "gpus=0" "$r"
+	r=$(in_cgroup "$O" ls /proc/driver/nvidia/gpus 2>&1)
+	check_has "$name: sibling: busybox ls finds nothing" "No such file" "$r"
 	r=$(in_cgroup "$T" /reader raw)
 	check_has "$name: raw syscall(SYS_openat) in the target" "raw=NVRM version" "$r"
 	# Concurrent readers: under emulation timing varies widely, so as on
