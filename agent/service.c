@@ -200,15 +200,12 @@ struct fork_repair {
 	int fd; /* the child's memory */
 };
 
-/* Repairs, in a fork child, the bytes of its parent's patch at addr. */
+/* Repairs, in a fork child, the bytes of its parent's patch at addr, if
+ * the child still holds the replacement there (memio_swap checks). */
 static void repair_child(struct engine *e, int fd, __u64 addr, const char *repl,
 			 const char *orig, unsigned span)
 {
-	char cur[NVM_PATH_READ];
-
-	if (span >= NVM_PATH_READ || memio_read(fd, addr, cur, span) || memcmp(cur, repl, span))
-		return;
-	if (memio_swap(fd, addr, repl, orig, span) == 0)
+	if (span < NVM_PATH_READ && memio_swap(fd, addr, repl, orig, span) == 0)
 		ASTAT_ADD(e, fork_repairs, 1);
 }
 
