@@ -87,7 +87,7 @@ static int load_aliases(struct engine *e)
 		struct nvm_alias a = { 0 };
 
 		for (int v = 0; v < 2; v++) {
-			a.need[v] = (__u32)strlen(r->alias) + (v && r->kind == NVM_RULE_DIR);
+			a.need[v] = rules_replacement_len(r, v);
 			if (rules_replacement(r, NVM_ALIAS_END, v, a.tail[v]))
 				return nvm_err_r(-1, "rule %s: alias %s too long", r->from, r->alias);
 		}

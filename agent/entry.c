@@ -46,28 +46,23 @@ void entry_choose(struct bpf_object *obj, bool fentry, bool in_kernel)
 
 static int attach_side(struct bpf_object *obj, bool enter, struct entry_links *l)
 {
+	struct bpf_link **links = enter ? l->enter : l->exit;
+	unsigned *n = enter ? &l->n_enter : &l->n_exit;
 	struct bpf_program *p;
 
 	bpf_object__for_each_program(p, obj) {
 		struct role r = role_of(bpf_program__name(p));
-		struct bpf_link **slot;
+		struct bpf_link *link;
 
 		if (!r.entry_point || r.enter != enter || !bpf_program__autoload(p))
 			continue;
-		if ((enter ? l->n_enter : l->n_exit) == NVM_ENTRY_LINKS)
+		if (*n == NVM_ENTRY_LINKS)
 			return nvm_err_r(-1, "more than %d entry programs", NVM_ENTRY_LINKS);
-		slot = enter ? &l->enter[l->n_enter++] : &l->exit[l->n_exit++];
-		*slot = bpf_program__attach(p);
-		if (!*slot) {
-			int err = errno;
-
-			if (enter)
-				l->n_enter--;
-			else
-				l->n_exit--;
+		link = bpf_program__attach(p);
+		if (!link)
 			return nvm_err_r(-1, "attach %s (%s): %s", bpf_program__name(p),
-					 bpf_program__section_name(p), strerror(err));
-		}
+					 bpf_program__section_name(p), strerror(errno));
+		links[(*n)++] = link;
 		l->fentry = r.fentry;
 	}
 	return 0;

@@ -135,10 +135,15 @@ int rules_match(const struct nvm_rules *rs, const char *path, unsigned *span,
 	}
 }
 
+unsigned rules_replacement_len(const struct nvm_rule *r, bool exact)
+{
+	return (unsigned)strlen(r->alias) + (exact && r->kind == NVM_RULE_DIR);
+}
+
 int rules_replacement(const struct nvm_rule *r, unsigned span, bool exact, char *out)
 {
 	size_t alen = strlen(r->alias);
-	size_t need = alen + (exact && r->kind == NVM_RULE_DIR);
+	size_t need = rules_replacement_len(r, exact);
 	size_t pad;
 
 	if (need > span)

@@ -52,5 +52,8 @@ int rules_match(const struct nvm_rules *rs, const char *path, unsigned *span,
  * Returns 0, or -1 if it does not fit. */
 int rules_replacement(const struct nvm_rule *r, unsigned span, bool exact,
 		      char *out);
+/* The fewest bytes the replacement fits in: the alias, and its trailing
+ * '/' for a directory named exactly. */
+unsigned rules_replacement_len(const struct nvm_rule *r, bool exact);
 
 #endif

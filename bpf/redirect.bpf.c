@@ -714,8 +714,8 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 		if (!(flags & NVM_REQ_UNREAD))
 			count(matched);
 		touch_mm(mm);
-		p = bpf_map_lookup_elem(&patches, &key);
-		if (in_kernel && !(flags & NVM_REQ_UNREAD) && p &&
+		if (in_kernel && !(flags & NVM_REQ_UNREAD) &&
+		    (p = bpf_map_lookup_elem(&patches, &key)) &&
 		    write_in_kernel(p, sc->path, addr, rule, span, flags)) {
 			__sync_val_compare_and_swap(&p->word,
 						    NVM_PATCH_WORD(NVM_PATCH_PENDING, 1),
@@ -799,25 +799,19 @@ static __always_inline __u64 current_mm(void)
 	return (__u64)bpf_get_current_task_btf()->mm;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(nvm_sys_enter, struct pt_regs *regs, long id)
-{
-	__u64 addr = target_path(regs, id);
-
-	if (addr)
-		enter_path(current_mm(), addr);
-	return 0;
-}
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(nvm_sys_enter_ik, struct pt_regs *regs, long id)
-{
-	__u64 addr = target_path(regs, id);
-
-	if (addr)
-		enter_path_ik(current_mm(), addr);
-	return 0;
-}
+/* The tp_btf entry programs, in each rewrite variant (suffix empty or _ik);
+ * the exit programs follow below. */
+#define NVM_TP_ENTER(suffix, enter)                                                 \
+	SEC("tp_btf/sys_enter")                                                     \
+	int BPF_PROG(nvm_sys_enter##suffix, struct pt_regs *regs, long id)          \
+	{                                                                           \
+		__u64 addr = target_path(regs, id);                                 \
+		if (addr)                                                           \
+			enter(current_mm(), addr);                                  \
+		return 0;                                                           \
+	}
+NVM_TP_ENTER(, enter_path)
+NVM_TP_ENTER(_ik, enter_path_ik)
 
 /* A patch's bytes are back: an in-kernel patch's record stays (RESTORED)
  * for fork children that copied it; the agent's own are in its book. */
@@ -907,25 +901,17 @@ static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_ke
 	return syscall_patch(key);
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(nvm_sys_exit, struct pt_regs *regs, long ret)
-{
-	struct nvm_patch_key key;
-
-	if (exit_patch(regs, &key))
-		release(&key);
-	return 0;
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(nvm_sys_exit_ik, struct pt_regs *regs, long ret)
-{
-	struct nvm_patch_key key;
-
-	if (exit_patch(regs, &key))
-		release_ik(&key);
-	return 0;
-}
+#define NVM_TP_EXIT(suffix, release)                                                \
+	SEC("tp_btf/sys_exit")                                                      \
+	int BPF_PROG(nvm_sys_exit##suffix, struct pt_regs *regs, long ret)          \
+	{                                                                           \
+		struct nvm_patch_key key;                                           \
+		if (exit_patch(regs, &key))                                         \
+			release(&key);                                              \
+		return 0;                                                           \
+	}
+NVM_TP_EXIT(, release)
+NVM_TP_EXIT(_ik, release_ik)
 
 /* The fentry entry points: one fentry/fexit pair per path syscall, on its
  * function (__x64_sys_openat, ...), in each rewrite variant; the agent
