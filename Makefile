@@ -133,6 +133,21 @@ $(OUT)/helpers/%: tests/helpers/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -pthread $< -o $@
 
+# The bench's floor: an empty tp_btf program, and its loader.
+$(OUT)/bench/floor.bpf.o: tests/bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Wall -c $< -o $@
+
+$(OUT)/bench/floor.skel.h: $(OUT)/bench/floor.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/helpers/floor: tests/bench/floor.c $(OUT)/bench/floor.skel.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -I$(OUT)/bench $(LDFLAGS) $< -o $@ $(LDLIBS)
+
 $(OUT)/helpers/libshim.so: tests/bench/shim.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -169,7 +184,7 @@ vmbench: $(OUT)/nvmirage helpers arm64-guest
 test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/run-all.sh $(OUT)
 
-bench: $(OUT)/nvmirage helpers
+bench: $(OUT)/nvmirage helpers $(OUT)/helpers/floor
 	$(Q)sh tests/bench/run.sh $(OUT)
 
 demo:

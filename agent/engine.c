@@ -108,26 +108,15 @@ static int attach(struct bpf_program *prog, struct bpf_link **link, const char *
 
 static int map_shared(struct engine *e)
 {
-	struct bpf_map *bell = e->skel->maps.bell;
 	size_t slots_len = (size_t)bpf_map__max_entries(e->skel->maps.slots) * sizeof(struct nvm_slot);
 	void *p;
 
-	e->page = (size_t)sysconf(_SC_PAGESIZE);
 	slots_len = (slots_len + e->page - 1) / e->page * e->page;
 	p = mmap(NULL, slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 bpf_map__fd(e->skel->maps.slots), 0);
 	if (p == MAP_FAILED)
 		return nvm_err_r(-1, "mmap the request slots: %s", strerror(errno));
 	e->slots = p;
-	/* A ring buffer: consumer page (ours to write), then producer page. */
-	p = mmap(NULL, e->page, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(bell), 0);
-	if (p == MAP_FAILED)
-		return nvm_err_r(-1, "mmap the doorbell: %s", strerror(errno));
-	e->bell_consumer = p;
-	p = mmap(NULL, e->page, PROT_READ, MAP_SHARED, bpf_map__fd(bell), (off_t)e->page);
-	if (p == MAP_FAILED)
-		return nvm_err_r(-1, "mmap the doorbell: %s", strerror(errno));
-	e->bell_producer = p;
 	return 0;
 }
 
@@ -150,7 +139,7 @@ static int on_note(void *ctx, void *data, size_t len)
 int engine_start(struct engine **out, const struct engine_opts *o)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	int ncpu = libbpf_num_possible_cpus(), err;
+	int ncpu = libbpf_num_possible_cpus(), err, bell_template = -1;
 
 	if (!e)
 		return nvm_err_r(-1, "out of memory");
@@ -192,18 +181,27 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->skel->rodata->agent_tgid = (__u32)getpid();
 	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
 	e->skel->rodata->nr_slots = e->nslots;
+	/* The doorbells' template is a ring of a page, like the ones the
+	 * agent puts in (the object's own says 4096, not the page size). */
+	e->page = (size_t)sysconf(_SC_PAGESIZE);
+	bell_template = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "nvm_bell", 0, 0, (__u32)e->page, NULL);
+	if (bell_template < 0 || bpf_map__set_inner_map_fd(e->skel->maps.bells, bell_template)) {
+		nvm_err("doorbell template: %s", strerror(errno));
+		goto fail;
+	}
 	e->skel->rodata->nr_cpus_online = (__u32)sysconf(_SC_NPROCESSORS_ONLN);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		nvm_warn("1 CPU online: a task waiting for a rewrite would hold the only CPU "
 			 "the agent could use; redirects will mostly miss");
 	err = redirect_bpf__load(e->skel);
+	close(bell_template);
+	bell_template = -1;
 	if (err) {
 		nvm_err("the kernel refused the BPF programs: %s (run with -v for the "
 			"verifier log)", strerror(-err));
 		goto fail;
 	}
 	e->patches_fd = bpf_map__fd(e->skel->maps.patches);
-	e->bell_fd = bpf_map__fd(e->skel->maps.bell);
 	if (load_rules(e) || load_aliases(e) || map_shared(e))
 		goto fail;
 	e->notes = ring_buffer__new(bpf_map__fd(e->skel->maps.notes), on_note, e, NULL);
@@ -241,6 +239,8 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	*out = e;
 	return 0;
 fail:
+	if (bell_template >= 0)
+		close(bell_template);
 	engine_stop(e);
 	return -1;
 }
@@ -329,10 +329,6 @@ void engine_stop(struct engine *e)
 	if (e->slots)
 		munmap(e->slots, ((size_t)NVM_MAX_SLOTS * sizeof(struct nvm_slot) + e->page - 1) /
 					 e->page * e->page);
-	if (e->bell_consumer)
-		munmap((void *)e->bell_consumer, e->page);
-	if (e->bell_producer)
-		munmap((void *)e->bell_producer, e->page);
 	redirect_bpf__destroy(e->skel);
 	memio_free(e->mem);
 	free(e);

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "clock.h"
+#include "doorbell.h"
 #include "engine.h"
 #include "entry.h"
 #include "memio.h"
@@ -36,12 +37,10 @@ struct engine {
 	struct engine_opts opts;
 	unsigned nslots;
 	struct nvm_slot *slots;          /* the mmapped slots map */
-	__u64 *bell_consumer;            /* the doorbell ring's positions */
-	const __u64 *bell_producer;
 	size_t page;
 	struct ring_buffer *notes;
 	int patches_fd;
-	int bell_fd;
+	struct doorbell *bells;          /* by CPU, nslots of them */
 
 	pthread_mutex_t lock;            /* the book (see service.c) */
 	struct patchbook book;

@@ -12,11 +12,15 @@
 
 #define CACHE_SIZE 64
 
+/* A cached file is lent, not duplicated: a dup and a close for every
+ * request cost two syscalls more than its memory I/O. A lent file is
+ * not evicted until it is given back. */
 struct entry {
 	uint32_t tgid;
 	uint64_t mm;
-	int fd;
-	uint64_t used; /* for least-recently-used eviction */
+	int fd;          /* -1: a free entry */
+	unsigned refs;   /* callers holding fd now: not evicted meanwhile */
+	uint64_t used;   /* for least-recently-used eviction */
 };
 
 struct memio {
@@ -48,47 +52,55 @@ void memio_free(struct memio *m)
 	free(m);
 }
 
-/* The cached file of (tgid, mm), or -1. Locked by the caller. */
-static int cached(struct memio *m, uint32_t tgid, uint64_t mm)
+/* Lends the cached file of (tgid, mm): its fd, or -1. Locked by the caller. */
+static int lend(struct memio *m, uint32_t tgid, uint64_t mm)
 {
 	for (int i = 0; i < CACHE_SIZE; i++) {
 		struct entry *e = &m->e[i];
 
 		if (e->fd >= 0 && e->tgid == tgid && e->mm == mm) {
 			e->used = ++m->clock;
+			e->refs++;
 			return e->fd;
 		}
 	}
 	return -1;
 }
 
-/* Keeps fd for (tgid, mm) in place of the least recently used file. */
+/* Caches fd for (tgid, mm), lent to the caller, in place of the least
+ * recently used file nobody holds; not at all if every entry is held. */
 static void keep(struct memio *m, uint32_t tgid, uint64_t mm, int fd)
 {
-	struct entry *victim = &m->e[0];
+	struct entry *victim = NULL;
 
 	for (int i = 0; i < CACHE_SIZE; i++) {
 		struct entry *e = &m->e[i];
 
-		if (e->fd < 0 || e->used < victim->used)
+		if (e->fd >= 0 && e->refs)
+			continue;
+		if (!victim || e->fd < 0 || (victim->fd >= 0 && e->used < victim->used))
 			victim = e;
+		if (e->fd < 0)
+			break;
 	}
+	if (!victim)
+		return;
 	if (victim->fd >= 0)
 		close(victim->fd);
-	*victim = (struct entry){ .tgid = tgid, .mm = mm, .fd = fd, .used = ++m->clock };
+	*victim = (struct entry){ .tgid = tgid, .mm = mm, .fd = fd, .refs = 1,
+				  .used = ++m->clock };
 }
 
 int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm)
 {
 	char path[64];
-	int fd, own;
+	int fd, other;
 
 	pthread_mutex_lock(&m->lock);
-	fd = cached(m, tgid, mm);
-	own = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	fd = lend(m, tgid, mm);
 	pthread_mutex_unlock(&m->lock);
 	if (fd >= 0)
-		return own >= 0 ? own : -errno;
+		return fd;
 
 	/* Opening can wait (on the process's exec): not under the lock. */
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/mem", tgid, tid);
@@ -96,21 +108,32 @@ int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm)
 	if (fd < 0)
 		return -errno;
 	pthread_mutex_lock(&m->lock);
-	if (cached(m, tgid, mm) < 0) {
-		own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		keep(m, tgid, mm, fd);
-	} else {
-		own = fd; /* another thread cached one meanwhile: use ours once */
-	}
+	other = lend(m, tgid, mm); /* another thread cached one meanwhile */
+	if (other < 0)
+		keep(m, tgid, mm, fd); /* else (all held) ours is used once:
+					* memio_put closes what it does not find */
 	pthread_mutex_unlock(&m->lock);
-	return own >= 0 ? own : -errno;
+	if (other >= 0)
+		close(fd);
+	return other >= 0 ? other : fd;
 }
 
 void memio_put(struct memio *m, int fd)
 {
-	(void)m;
-	if (fd >= 0)
-		close(fd);
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (int i = 0; i < CACHE_SIZE; i++) {
+		struct entry *e = &m->e[i];
+
+		if (e->fd != fd)
+			continue;
+		e->refs--;
+		pthread_mutex_unlock(&m->lock);
+		return;
+	}
+	pthread_mutex_unlock(&m->lock);
+	close(fd); /* not cached: the caller's own */
 }
 
 int memio_read(int fd, uint64_t addr, void *buf, size_t len)

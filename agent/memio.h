@@ -14,9 +14,9 @@ struct memio *memio_new(void);
 void memio_free(struct memio *m);
 
 /* The mem file of the image (tgid, mm), opened through task tid (which must
- * be that image's, e.g. parked in a syscall). Returns an fd of the caller's
- * own (give it back with memio_put), or -errno. Thread-safe: the cache may
- * drop its copy while the caller still uses this one. */
+ * be that image's, e.g. parked in a syscall). Returns an fd lent to the
+ * caller until it gives it back with memio_put (the cache keeps it open
+ * meanwhile), or -errno. Thread-safe. */
 int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm);
 void memio_put(struct memio *m, int fd);
 

@@ -7,7 +7,8 @@
  * whichever CPU is not waiting has one, and SCHED_FIFO lets it preempt the
  * ordinary task running there. After work a thread keeps polling for
  * linger_us (one thread at a time), which keeps one CPU serving during bursts;
- * idle, every thread sleeps in epoll on the doorbell ring.
+ * idle, every thread sleeps in epoll on its CPU's doorbell, which a waiting
+ * task on another CPU rings.
  *
  * Why THREADS_PER_CPU: writing another process's memory can sleep on that
  * process's memory lock (its other threads' mmap, fork or exit hold it),
@@ -384,15 +385,6 @@ static bool serve_all(struct engine *e, struct service_thread *t)
 	return any;
 }
 
-/* Doorbell records carry nothing: mark them all consumed. */
-static void drain_bell(struct engine *e)
-{
-	uint64_t prod = __atomic_load_n(e->bell_producer, __ATOMIC_ACQUIRE);
-
-	if (*e->bell_consumer < prod)
-		__atomic_store_n(e->bell_consumer, prod, __ATOMIC_RELEASE);
-}
-
 /* Real-time threads that run more than 95% of a second are throttled (the
  * kernel's sched_rt_runtime_us), which would stop a poller in the middle of
  * a wait it should answer. So a poller polls for at most 15 ms, then hands
@@ -432,7 +424,7 @@ static void linger(struct engine *e, struct service_thread *t)
 			/* Shared, so a thread that takes over polling does not
 			 * start the linger time again. */
 			atomic_store(&e->linger_until, now + (uint64_t)e->opts.linger_us * 1000);
-			drain_bell(e);
+			doorbell_drain(&e->bells[t->cpu]);
 		} else if (++idle % 32 == 0) {
 			now = now_ns();
 			if (now > atomic_load(&e->linger_until))
@@ -450,8 +442,11 @@ static void linger(struct engine *e, struct service_thread *t)
 		 * throttled) is soon no longer counted on. */
 		*poll_until = now + 200 * 1000;
 	}
-	if (atomic_compare_exchange_strong(&e->poller, &me, 0))
+	if (atomic_compare_exchange_strong(&e->poller, &me, 0)) {
 		*poll_until = 0;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		serve_all(e, t);
+	}
 }
 
 #define RT_PRIORITY 50
@@ -512,7 +507,7 @@ static void *service_main(void *arg)
 				}
 			}
 		}
-		drain_bell(e);
+		doorbell_drain(&e->bells[t->cpu]);
 		served = serve_all(e, t);
 		/* No request, but a target exec'd: poll for what it will read. */
 		if (!served && __atomic_exchange_n(&e->skel->bss->agent_warm, 0, __ATOMIC_ACQ_REL))
@@ -535,8 +530,15 @@ int service_start(struct engine *e)
 	sem_init(&e->threads_ready, 0, 0);
 	sched_getaffinity(0, sizeof(online), &online);
 	e->threads = calloc((size_t)CPU_COUNT(&online) * THREADS_PER_CPU, sizeof(*e->threads));
-	if (!e->threads)
+	e->bells = calloc(e->nslots, sizeof(*e->bells));
+	if (!e->threads || !e->bells)
 		return nvm_err_r(-1, "out of memory");
+	for (unsigned cpu = 0; cpu < e->nslots; cpu++) {
+		e->bells[cpu].fd = -1;
+		if (CPU_ISSET(cpu, &online) &&
+		    doorbell_open(&e->bells[cpu], bpf_map__fd(e->skel->maps.bells), cpu, e->page))
+			return -1;
+	}
 	for (int k = 0; k < CPU_SETSIZE * THREADS_PER_CPU &&
 			n < (unsigned)CPU_COUNT(&online) * THREADS_PER_CPU; k++) {
 		int cpu = k / THREADS_PER_CPU;
@@ -545,16 +547,16 @@ int service_start(struct engine *e)
 		pthread_attr_t attr;
 		cpu_set_t one;
 
-		if (!CPU_ISSET(cpu, &online))
+		if (cpu >= (int)e->nslots || !CPU_ISSET(cpu, &online))
 			continue;
 		t->e = e;
 		t->cpu = cpu;
 		t->idx = (int)n;
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
 		t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		ev.data.fd = e->bell_fd;
+		ev.data.fd = e->bells[cpu].fd;
 		if (t->epfd < 0 || t->wake_fd < 0 ||
-		    epoll_ctl(t->epfd, EPOLL_CTL_ADD, e->bell_fd, &ev))
+		    epoll_ctl(t->epfd, EPOLL_CTL_ADD, e->bells[cpu].fd, &ev))
 			return nvm_err_r(-1, "epoll on the doorbell: %s", strerror(errno));
 		ev.data.fd = t->wake_fd;
 		if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->wake_fd, &ev))
@@ -590,6 +592,10 @@ void service_stop(struct engine *e)
 			close(e->threads[i].wake_fd);
 	}
 	free(e->threads);
+	for (unsigned cpu = 0; e->bells && cpu < e->nslots; cpu++)
+		doorbell_close(&e->bells[cpu], e->page);
+	free(e->bells);
+	e->bells = NULL;
 	sem_destroy(&e->threads_ready);
 	e->threads = NULL;
 	e->nthreads = 0;

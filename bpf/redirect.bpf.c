@@ -47,9 +47,11 @@ volatile __u64 targets_gen;
 /* Patches in use: while 0, sys_exit returns at once. */
 volatile __s64 nr_inflight;
 struct nvm_kstats kstats;
-/* Tasks spinning in a wait right now, and until when an agent thread is
- * known to be polling (CLOCK_MONOTONIC ns, refreshed by the agent). */
+/* Tasks spinning in a wait right now, which CPUs they hold, and until when
+ * an agent thread is known to be polling (CLOCK_MONOTONIC ns, refreshed by
+ * the agent). */
 volatile __u32 spinners;
+volatile __u8 cpu_spinning[NVM_MAX_SLOTS];
 volatile __u64 agent_poll_until;
 /* Set by an exec in a target (see nvm_exec), taken by the agent. */
 volatile __u64 agent_warm;
@@ -103,11 +105,21 @@ struct {
 	__type(value, struct nvm_slot);
 } slots SEC(".maps");
 
-/* Doorbell: a record here wakes the agent's service threads. */
-struct {
+/* Doorbells, one per CPU: a record in one wakes the agent's service
+ * threads of that CPU only. A waiting task rings another CPU's: its own
+ * CPU's threads could not run before it stops waiting, and would then only
+ * preempt it. The agent creates a ring for each CPU it serves from. */
+struct bell_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16384);
-} bell SEC(".maps");
+	__uint(max_entries, 4096); /* the agent sets the page size */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, NVM_MAX_SLOTS);
+	__type(key, __u32);
+	__array(values, struct bell_ring);
+} bells SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -203,19 +215,57 @@ static __always_inline void note_miss(__u32 kind, __u64 addr, __u32 state)
 /* A spinning task holds its CPU with preemption off. If every CPU spun, no
  * agent thread could run to end the waits: so the last CPU may only spin
  * while an agent thread is polling (it then has a CPU of its own). */
-static __always_inline bool may_spin(void)
+static __always_inline bool may_spin(__u32 cpu)
 {
 	__u32 before = __sync_fetch_and_add(&spinners, 1);
 
-	if (before + 1 < nr_cpus_online || bpf_ktime_get_ns() < agent_poll_until)
+	if (before + 1 < nr_cpus_online || bpf_ktime_get_ns() < agent_poll_until) {
+		cpu_spinning[cpu & (NVM_MAX_SLOTS - 1)] = 1;
 		return true;
+	}
 	__sync_fetch_and_add(&spinners, -1);
 	return false;
 }
 
-static __always_inline void end_spin(void)
+static __always_inline void end_spin(__u32 cpu)
 {
+	cpu_spinning[cpu & (NVM_MAX_SLOTS - 1)] = 0;
 	__sync_fetch_and_add(&spinners, -1);
+}
+
+/* Rings the doorbells of up to max CPUs other than this one, nearest
+ * first, passing over CPUs where a task spins (their threads cannot run
+ * now); if every other CPU spins, the nearest anyway. Two, not one, for a
+ * waiting task: a CPU's threads may all be asleep on some process's memory
+ * lock. Only the nearest NVM_RING_SCAN CPUs are looked at: on a machine
+ * with more, one of them is free. Returns how many rang. */
+#define NVM_RING_SCAN 8
+
+static __always_inline bool ring_one(__u32 cpu, __u32 what)
+{
+	void *bell = bpf_map_lookup_elem(&bells, &cpu);
+
+	return bell && !bpf_ringbuf_output(bell, &what, sizeof(what), BPF_RB_FORCE_WAKEUP);
+}
+
+static __always_inline __u32 ring_bells(__u32 cpu, __u32 what, __u32 max)
+{
+	__u32 rung = 0;
+	__s32 nearest = -1;
+
+	for (__u32 i = 1; i <= NVM_RING_SCAN && i < nr_slots && rung < max; i++) {
+		__u32 other = (cpu + i) % nr_slots;
+
+		if (!bpf_map_lookup_elem(&bells, &other))
+			continue; /* the agent serves from no thread there */
+		if (nearest < 0)
+			nearest = (__s32)other;
+		if (!cpu_spinning[other & (NVM_MAX_SLOTS - 1)])
+			rung += ring_one(other, what);
+	}
+	if (!rung && nearest >= 0)
+		rung = ring_one((__u32)nearest, what);
+	return rung;
 }
 
 enum wait_outcome { W_PENDING, W_DONE, W_TIMEOUT, W_LOST };
@@ -318,7 +368,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	struct nvm_slot *s;
 	__u64 word, id = bpf_get_current_pid_tgid(), now;
 	__u32 flags = rq->flags;
-	bool spin = may_spin();
+	bool spin = may_spin(cpu);
 
 	/* A patch cannot be done without waiting for it; a restore or a fork
 	 * repair can: the agent does it as soon as it runs. */
@@ -338,7 +388,6 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 		goto busy;
 	}
 	s = r.slot;
-	cpu = r.idx;
 	word = r.word; /* FILLING, seq unchanged */
 	s->kind = rq->kind;
 	s->flags = flags;
@@ -361,7 +410,10 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	/* The fields are written before the state says WAITING: the CAS is
 	 * a full barrier. Only this task moves a FILLING slot. */
 	__sync_val_compare_and_swap(&s->word, word, NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING));
-	if (bpf_ringbuf_output(&bell, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP)) {
+	/* A polling thread sees the slot without a wake-up, which costs an
+	 * interrupt to a CPU that may be halted (tens of us in a VM); the
+	 * poller sweeps the slots once more after it stops polling. */
+	if (bpf_ktime_get_ns() >= agent_poll_until && !ring_bells(cpu, r.idx, 2)) {
 		word = NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING);
 		if (__sync_val_compare_and_swap(&s->word, word,
 						NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE)) == word) {
@@ -379,7 +431,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	w.hard = now + hard_deadline_ns;
 	w.outcome = W_PENDING;
 	bpf_loop(1 << 23, wait_step, &w, 0);
-	end_spin();
+	end_spin(cpu);
 	if (w.outcome == W_DONE) {
 		int res = s->result;
 
@@ -397,7 +449,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	return -1;
 busy:
 	if (spin)
-		end_spin();
+		end_spin(cpu);
 	count(slot_busy);
 	return -1;
 }
@@ -561,13 +613,15 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	 * written needs a wait, and a CPU to wait on. */
 	join_step(0, &j);
 	if (j.outcome == J_WAITING) {
-		if (!may_spin()) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (!may_spin(cpu)) {
 			count(busy_no_cpu);
 			count(slot_busy);
 			return true;
 		}
 		bpf_loop(1 << 23, join_step, &j, 0);
-		end_spin();
+		end_spin(cpu);
 	}
 	if (j.outcome == J_JOINED) {
 		count(shared);
@@ -981,11 +1035,9 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(nvm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 none = NVM_MAX_SLOTS;
-
 	if (bpf_ktime_get_ns() < agent_poll_until || !is_target())
 		return 0;
 	agent_warm = 1;
-	bpf_ringbuf_output(&bell, &none, sizeof(none), BPF_RB_FORCE_WAKEUP);
+	ring_bells(bpf_get_smp_processor_id(), NVM_MAX_SLOTS, 1);
 	return 0;
 }

@@ -151,7 +151,7 @@ struct nvm_kstats {
 	/* slot_busy by cause */
 	__u64 busy_no_cpu;     /* waiting would have left no CPU for the agent */
 	__u64 busy_no_slot;    /* every request slot taken */
-	__u64 busy_no_bell;    /* the doorbell ring full */
+	__u64 busy_no_bell;    /* no doorbell could be rung (rings full) */
 	__u64 agent_failed;    /* the agent answered that it could not patch
 				* (memory changed, or it was stuck in it) */
 	/* in-kernel rewrite */

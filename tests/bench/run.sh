@@ -24,24 +24,40 @@ least() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 R=${NVM_BENCH_ROUNDS:-5}
 echo "openat+close of /etc/hostname, $N times, pinned to CPU 0; $R rounds alternating agent off/on"
 echo "(ratios of the fastest round of each, which other load on the machine disturbs least; medians after)"
-off= offt= on= ont=
+# The floor: an empty tp_btf/sys_enter program (floor.bpf.c), which is all
+# any tp_btf entry point can cost at the least.
+floor=$(pwd)/$out/helpers/floor
+with_floor() {
+	"$floor" > "$LOG.floor" 2>&1 &
+	fpid=$!
+	for _ in $(seq 1 100); do grep -q attached "$LOG.floor" && break; sleep 0.05; done
+	grep -q attached "$LOG.floor" || { cat "$LOG.floor"; exit 1; }
+	"$@"
+	kill -TERM $fpid; wait $fpid
+}
+off= offt= on= ont= fl=
 for _ in $(seq 1 "$R"); do
 	off="$off $(pin "$bench" openclose "$N" /etc/hostname | ns)"
 	offt="$offt $(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)"
+	fl="$fl $(with_floor pin "$bench" openclose "$N" /etc/hostname | ns)"
 	start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" || exit 1
 	on="$on $(pin "$bench" openclose "$N" /etc/hostname | ns)"
 	ont="$ont $(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)"
 	stop_agent
 done
 for f in least median; do
-	eval "b=\$(echo \"\$off\" | $f); bt=\$(echo \"\$offt\" | $f); n=\$(echo \"\$on\" | $f); t=\$(echo \"\$ont\" | $f)"
-	eval "r1_$f=\$(ratio $n $b); r2_$f=\$(ratio $t $bt); n_$f=$n; t_$f=$t; b_$f=$b; bt_$f=$bt"
+	eval "b=\$(echo \"\$off\" | $f); bt=\$(echo \"\$offt\" | $f); n=\$(echo \"\$on\" | $f); t=\$(echo \"\$ont\" | $f); e=\$(echo \"\$fl\" | $f)"
+	eval "r1_$f=\$(ratio $n $b); r2_$f=\$(ratio $t $bt); r0_$f=\$(ratio $e $b); n_$f=$n; t_$f=$t; b_$f=$b; bt_$f=$bt; e_$f=$e"
 done
 echo "  no agent:                     $b_least ns  (rounds:$off; in the target cgroup:$offt)"
+echo "  empty tp_btf program (floor): $e_least ns  ratio $r0_least (median $r0_median)   (rounds:$fl)"
 echo "  (1) agent, non-target:        $n_least ns  ratio $r1_least (median $r1_median)   target <= 1.08  (rounds:$on)"
 echo "  (2) agent, target, no match:  $t_least ns  ratio $r2_least (median $r2_median)   target <= 1.15  (rounds:$ont)"
 
 echo "redirected open+read+close of /proc/driver/nvidia/version, $L times, 2 ms apart (agent asleep in between)"
+# The floor: what waking a real-time thread asleep on another CPU costs by
+# itself here; an agent asleep pays it on every first request.
+echo "  waking a sleeping thread on another CPU (floor): $("$bench" wake "$L" 2000)"
 start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" --linger-us 500 || exit 1
 r=$("$in_cgroup" "$T" "$bench" latency "$L" 2000 /proc/driver/nvidia/version)
 echo "  (3) nvmirage:                 $r   target median <= 60, p99 <= 1000"

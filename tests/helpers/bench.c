@@ -1,13 +1,22 @@
 /* Timing loops for `make bench`.
  *   bench openclose N PATH         N x openat+close; prints ns_per_op
  *   bench latency N SLEEP_US PATH  N x open+read+close, sleeping between;
- *                                  prints median/p99/max in us and bad reads */
+ *                                  prints median/p99/max in us and bad reads
+ *   bench wake N SLEEP_US          N x waking a real-time thread asleep in
+ *                                  epoll on another CPU, sleeping between:
+ *                                  what any wake-up of an idle agent costs
+ *                                  here (median/p99/max in us) */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,6 +33,77 @@ static int cmp(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static void print_latency(double *t, long n, long bad)
+{
+	qsort(t, n, sizeof(double), cmp);
+	printf("median_us=%.1f p99_us=%.1f max_us=%.1f bad=%ld of %ld\n", t[n / 2],
+	       t[(long)(n * 0.99)], t[n - 1], bad, n);
+}
+
+/* The woken side of `bench wake`: like an agent service thread, pinned,
+ * SCHED_FIFO, asleep in epoll; it answers through memory. */
+static int wake_fd;
+static volatile int woken;
+
+static void *waiter(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(0);
+	uint64_t v;
+
+	(void)arg;
+	sched_setscheduler(0, SCHED_FIFO, &sp);
+	epoll_ctl(ep, EPOLL_CTL_ADD, wake_fd, &ev);
+	for (;;) {
+		if (epoll_wait(ep, &ev, 1, -1) == 1 && read(wake_fd, &v, sizeof(v)) == sizeof(v))
+			woken = 1;
+	}
+	return NULL;
+}
+
+static int wake_bench(long n, useconds_t pause)
+{
+	double *t = malloc(sizeof(double) * n);
+	int here = sched_getcpu(), there = -1;
+	cpu_set_t set, one;
+	pthread_attr_t attr;
+	pthread_t th;
+
+	sched_getaffinity(0, sizeof(set), &set);
+	for (int c = 0; c < CPU_SETSIZE && there < 0; c++)
+		if (CPU_ISSET(c, &set) && c != here)
+			there = c;
+	if (!t || there < 0) {
+		fprintf(stderr, "bench wake: needs two CPUs\n");
+		return 1;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(here, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	CPU_ZERO(&one);
+	CPU_SET(there, &one);
+	wake_fd = eventfd(0, 0);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+	pthread_create(&th, &attr, waiter, NULL);
+	for (long i = 0; i < n; i++) {
+		uint64_t one_event = 1;
+		double t0;
+
+		usleep(pause);
+		woken = 0;
+		t0 = now_ns();
+		if (write(wake_fd, &one_event, sizeof(one_event)) != sizeof(one_event))
+			return 1;
+		while (!woken)
+			;
+		t[i] = (now_ns() - t0) / 1000;
+	}
+	print_latency(t, n, 0);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -73,11 +153,11 @@ int main(int argc, char **argv)
 			}
 			t[i] = (now_ns() - t0) / 1000;
 		}
-		qsort(t, n, sizeof(double), cmp);
-		printf("median_us=%.1f p99_us=%.1f max_us=%.1f bad=%ld of %ld\n", t[n / 2],
-		       t[(long)(n * 0.99)], t[n - 1], bad, n);
+		print_latency(t, n, bad);
 		return 0;
 	}
-	fprintf(stderr, "usage: bench openclose N PATH | getppid N | latency N SLEEP_US PATH\n");
+	if (argc == 4 && !strcmp(argv[1], "wake"))
+		return wake_bench(atol(argv[2]), (useconds_t)atol(argv[3]));
+	fprintf(stderr, "usage: bench openclose N PATH | getppid N | latency N SLEEP_US PATH | wake N SLEEP_US\n");
 	return 2;
 }
