@@ -831,7 +831,10 @@ static __always_inline bool may_match(__u64 addr)
  * for less than the verdict costs. */
 static __always_inline __u64 target_arg(struct pt_regs *regs, int arg)
 {
-	__u64 addr = arg == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+	/* regs is a typed pointer in tp_btf and fentry programs: read
+	 * directly, with no helper call (arm64's first argument excepted:
+	 * libbpf reads orig_x0 with a CO-RE helper). */
+	__u64 addr = arg == 0 ? PT_REGS_PARM1_SYSCALL(regs) : PT_REGS_PARM2_SYSCALL(regs);
 
 	if (!addr || !may_match(addr))
 		return 0;
