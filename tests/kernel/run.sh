@@ -249,11 +249,13 @@ check_eq "8 concurrent process trees on $(nproc) CPUs: none broken" 8 "$n"
 check_lacks "8 trees: every copy of the literals intact" "literals_intact=no" "$(cat "$work"/tree*)"
 reads=$(cat "$work"/tree* | sed -n 's/^tree_reads=//p' | awk '{s += $1} END {print s + 0}')
 missed=$(cat "$work"/tree* | sed -n 's/^tree_missed=//p' | awk '{s += $1} END {print s + 0}')
-# The heaviest loads here (8 process trees at once, with threads, forks and execs,
-# on 2 CPUs; processes mapping memory while they read) get 5%: the bench
-# ((6), (7)) missed none of 7776 and 7200 reads in its recent runs, but a
-# CI machine's CPUs can be taken away for longer than a deadline.
-check_counted "8 trees" "$reads" "$missed" "$c0" 5
+# The heaviest loads here (8 process trees at once, with threads, forks and
+# execs, on 2 CPUs; processes mapping memory while they read) get 25%, not
+# 1%: on a quiet host they miss none (bench (6), (7): 0 of 7776, 0 of
+# 7200), but while the VM's host is busy the mapping load has missed 343
+# of 7200 in 3 rounds, and 221 of 2400 in one (9%, with an older build as
+# well); each miss counted by the kernel, which is what is checked besides.
+check_counted "8 trees" "$reads" "$missed" "$c0" 25
 check_waits "8 trees" "$c0"
 note_agent "8 trees"
 c0=$(counters)
@@ -270,7 +272,7 @@ for i in 1 2 3 4 5 6; do
 done
 check_eq "6 processes mapping memory while they read: every read done" 2400 $reads
 check_lacks "and their literals intact" "literals_intact=no" "$(cat "$work"/map*)"
-check_counted "6 mapping processes" "$reads" "$missed" "$c0" 5
+check_counted "6 mapping processes" "$reads" "$missed" "$c0" 25
 check_waits "6 mapping processes" "$c0"
 note_agent "6 mapping processes"
 c0=$(counters)
