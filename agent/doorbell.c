@@ -9,12 +9,26 @@
 
 #include "log.h"
 
+static int ring(size_t page)
+{
+	return bpf_map_create(BPF_MAP_TYPE_RINGBUF, "nvm_bell", 0, 0, (__u32)page, NULL);
+}
+
+int doorbell_template(size_t page)
+{
+	int fd = ring(page);
+
+	if (fd < 0)
+		return nvm_err_r(-1, "doorbell template: %s", strerror(errno));
+	return fd;
+}
+
 int doorbell_open(struct doorbell *b, int bells_fd, unsigned cpu, size_t page)
 {
 	void *p;
 
 	*b = (struct doorbell){ .fd = -1 };
-	b->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "nvm_bell", 0, 0, (__u32)page, NULL);
+	b->fd = ring(page);
 	if (b->fd < 0)
 		return nvm_err_r(-1, "doorbell of CPU %u: %s", cpu, strerror(errno));
 	/* A ring buffer maps as its consumer page (ours to write), then its

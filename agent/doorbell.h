@@ -14,6 +14,10 @@ struct doorbell {
 	const __u64 *producer;
 };
 
+/* A ring like the ones doorbell_open makes, as the bells map's inner map
+ * template (the object's own declares 4096 bytes, not the page size).
+ * Returns its fd, or -1 with the reason logged. */
+int doorbell_template(size_t page);
 /* Creates CPU cpu's ring of page bytes and puts it in the bells map.
  * Returns 0, or -1 with the reason logged. */
 int doorbell_open(struct doorbell *b, int bells_fd, unsigned cpu, size_t page);

@@ -181,11 +181,11 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->skel->rodata->agent_tgid = (__u32)getpid();
 	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
 	e->skel->rodata->nr_slots = e->nslots;
-	/* The doorbells' template is a ring of a page, like the ones the
-	 * agent puts in (the object's own says 4096, not the page size). */
 	e->page = (size_t)sysconf(_SC_PAGESIZE);
-	bell_template = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "nvm_bell", 0, 0, (__u32)e->page, NULL);
-	if (bell_template < 0 || bpf_map__set_inner_map_fd(e->skel->maps.bells, bell_template)) {
+	bell_template = doorbell_template(e->page);
+	if (bell_template < 0)
+		goto fail;
+	if (bpf_map__set_inner_map_fd(e->skel->maps.bells, bell_template)) {
 		nvm_err("doorbell template: %s", strerror(errno));
 		goto fail;
 	}
