@@ -535,9 +535,11 @@ int service_start(struct engine *e)
 		return nvm_err_r(-1, "out of memory");
 	for (unsigned cpu = 0; cpu < e->nslots; cpu++) {
 		e->bells[cpu].fd = -1;
-		if (CPU_ISSET(cpu, &online) &&
-		    doorbell_open(&e->bells[cpu], bpf_map__fd(e->skel->maps.bells), cpu, e->page))
+		if (!CPU_ISSET(cpu, &online))
+			continue;
+		if (doorbell_open(&e->bells[cpu], bpf_map__fd(e->skel->maps.bells), cpu, e->page))
 			return -1;
+		e->skel->bss->bell_cpus[e->skel->bss->nr_bells++] = (__u16)cpu;
 	}
 	for (int k = 0; k < CPU_SETSIZE * THREADS_PER_CPU &&
 			n < (unsigned)CPU_COUNT(&online) * THREADS_PER_CPU; k++) {

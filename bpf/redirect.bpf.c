@@ -52,6 +52,9 @@ struct nvm_kstats kstats;
  * the agent). */
 volatile __u32 spinners;
 volatile __u8 cpu_spinning[NVM_MAX_SLOTS];
+/* The CPUs the agent has a doorbell on, ascending (set before attach). */
+__u16 bell_cpus[NVM_MAX_SLOTS];
+__u32 nr_bells;
 volatile __u64 agent_poll_until;
 /* Set by an exec in a target (see nvm_exec), taken by the agent. */
 volatile __u64 agent_warm;
@@ -235,10 +238,11 @@ static __always_inline void end_spin(__u32 cpu)
 
 /* Rings the doorbells of up to max CPUs other than this one, nearest
  * first, passing over CPUs where a task spins (their threads cannot run
- * now); if every other CPU spins, the nearest anyway. Two, not one, for a
- * waiting task: a CPU's threads may all be asleep on some process's memory
- * lock. Only the nearest NVM_RING_SCAN CPUs are looked at: on a machine
- * with more, one of them is free. Returns how many rang. */
+ * now); if every one looked at spins, the first anyway. Two, not one, for
+ * a waiting task: a CPU's threads may all be asleep on some process's
+ * memory lock. The CPUs with a doorbell (the agent's, which its cpuset may
+ * narrow) are in bell_cpus, ascending; NVM_RING_SCAN of them are looked at:
+ * on a machine with more, one of those is free. Returns how many rang. */
 #define NVM_RING_SCAN 8
 
 static __always_inline bool ring_one(__u32 cpu, __u32 what)
@@ -250,21 +254,23 @@ static __always_inline bool ring_one(__u32 cpu, __u32 what)
 
 static __always_inline __u32 ring_bells(__u32 cpu, __u32 what, __u32 max)
 {
-	__u32 rung = 0;
-	__s32 nearest = -1;
+	__u32 n = nr_bells, rung = 0;
+	__s32 first = -1;
 
-	for (__u32 i = 1; i <= NVM_RING_SCAN && i < nr_slots && rung < max; i++) {
-		__u32 other = (cpu + i) % nr_slots;
+	/* Where the agent has every CPU, bell_cpus[i] is i: starting at
+	 * cpu + 1 is starting at the next CPU. */
+	for (__u32 i = 0; i <= NVM_RING_SCAN && i < n && rung < max; i++) {
+		__u32 other = bell_cpus[((cpu + 1 + i) % n) & (NVM_MAX_SLOTS - 1)];
 
-		if (!bpf_map_lookup_elem(&bells, &other))
-			continue; /* the agent serves from no thread there */
-		if (nearest < 0)
-			nearest = (__s32)other;
+		if (other == cpu)
+			continue;
+		if (first < 0)
+			first = (__s32)other;
 		if (!cpu_spinning[other & (NVM_MAX_SLOTS - 1)])
 			rung += ring_one(other, what);
 	}
-	if (!rung && nearest >= 0)
-		rung = ring_one((__u32)nearest, what);
+	if (!rung && first >= 0)
+		rung = ring_one((__u32)first, what);
 	return rung;
 }
 

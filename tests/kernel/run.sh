@@ -344,6 +344,21 @@ else
 	echo "note: no cgroup v1 cpu hierarchy with real-time budgets here: not checkable"
 fi
 
+echo "== an agent confined to one CPU"
+# Its doorbells are on that CPU only: a reader on the other CPU must still
+# find one to ring (the kernel side scans the agent's CPUs, not its own
+# neighbours).
+last=$(($(nproc) - 1))
+taskset -c "$last" "$nvm" run --profile gb300 --cgroup "$T" --root "$ROOT" > "$LOGS/one-cpu.log" 2>&1 &
+agent_pid=$!
+for _ in $(seq 1 100); do grep -q 'ready:' "$LOGS/one-cpu.log" && break; sleep 0.1; done
+check_has "the agent serves from 1 CPU" "patch service: 2 threads, 2 pinned" "$(cat "$LOGS/one-cpu.log")"
+c0=$(counters)
+set -- $(good_of "$(timeout 20 taskset -c 0 "$in_cgroup" "$T" "$reader" threads 2 200)")
+check_eq "a reader on CPU 0: 2 threads x 200 opens answered" 400 "${1:-0}"
+check_counted "one-CPU agent, 2 threads x 200 opens" "${1:-0}" "${2:-1}" "$c0"
+stop_agent
+
 echo "== exec"
 r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nve -- "$reader" literal); rc=$?
 check_eq "exec exits with the command's status" 0 $rc
