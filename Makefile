@@ -158,7 +158,8 @@ $(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS) nvml/nvml.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1
+helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1 \
+	 $(OUT)/helpers/floor
 
 unit: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage
 	$(Q)tests/run-unit.sh $(OUT)
@@ -184,7 +185,7 @@ vmbench: $(OUT)/nvmirage helpers arm64-guest
 test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/run-all.sh $(OUT)
 
-bench: $(OUT)/nvmirage helpers $(OUT)/helpers/floor
+bench: $(OUT)/nvmirage helpers
 	$(Q)sh tests/bench/run.sh $(OUT)
 
 demo:
