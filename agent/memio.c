@@ -76,12 +76,12 @@ static void keep(struct memio *m, uint32_t tgid, uint64_t mm, int fd)
 	for (int i = 0; i < CACHE_SIZE; i++) {
 		struct entry *e = &m->e[i];
 
-		if (e->fd >= 0 && e->refs)
-			continue;
-		if (!victim || e->fd < 0 || (victim->fd >= 0 && e->used < victim->used))
-			victim = e;
-		if (e->fd < 0)
+		if (e->fd < 0) {
+			victim = e; /* a free entry: take it */
 			break;
+		}
+		if (!e->refs && (!victim || e->used < victim->used))
+			victim = e;
 	}
 	if (!victim)
 		return;

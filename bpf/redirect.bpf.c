@@ -245,14 +245,15 @@ static __always_inline void end_spin(__u32 cpu)
  * on a machine with more, one of those is free. Returns how many rang. */
 #define NVM_RING_SCAN 8
 
-static __always_inline bool ring_one(__u32 cpu, __u32 what)
+/* A record carries nothing: it only wakes the CPU's threads. */
+static __always_inline bool ring_one(__u32 cpu)
 {
 	void *bell = bpf_map_lookup_elem(&bells, &cpu);
 
-	return bell && !bpf_ringbuf_output(bell, &what, sizeof(what), BPF_RB_FORCE_WAKEUP);
+	return bell && !bpf_ringbuf_output(bell, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP);
 }
 
-static __always_inline __u32 ring_bells(__u32 cpu, __u32 what, __u32 max)
+static __always_inline __u32 ring_bells(__u32 cpu, __u32 max)
 {
 	__u32 n = nr_bells, rung = 0;
 	__s32 first = -1;
@@ -267,10 +268,10 @@ static __always_inline __u32 ring_bells(__u32 cpu, __u32 what, __u32 max)
 		if (first < 0)
 			first = (__s32)other;
 		if (!cpu_spinning[other & (NVM_MAX_SLOTS - 1)])
-			rung += ring_one(other, what);
+			rung += ring_one(other);
 	}
 	if (!rung && first >= 0)
-		rung = ring_one((__u32)first, what);
+		rung = ring_one((__u32)first);
 	return rung;
 }
 
@@ -282,12 +283,12 @@ struct wait_ctx {
 	__u64 soft, hard;
 	__u64 answer_by; /* set when the request is first seen claimed */
 	__u16 last_state;
-	/* Not rung because a thread was polling: nonzero, and the wait stops
-	 * (W_RERING) for the caller to ring if the request is still unclaimed
+	/* Not rung because a thread was polling: the wait stops (W_RERING)
+	 * for the caller to ring if the request is still unclaimed
 	 * NVM_RERING_NS after it was posted and no thread polls any more.
 	 * (16 bits, so the context stays 48 bytes: 6.1 counts it in a stack
 	 * of at most 512.) */
-	__u16 rering;
+	__u16 unrung;
 	int outcome;
 };
 
@@ -323,7 +324,7 @@ static long wait_step(__u64 i, void *data)
 		now = bpf_ktime_get_ns();
 		/* The poller stopped running before it saw this request
 		 * (preempted, throttled): wake the others after all. */
-		if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && w->rering &&
+		if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && w->unrung &&
 		    now > w->soft - soft_deadline_ns + NVM_RERING_NS && now >= agent_poll_until) {
 			w->outcome = W_RERING; /* the caller rings: not in this frame */
 			return 1;
@@ -436,10 +437,10 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	 * interrupt to a CPU that may be halted (tens of us in a VM); the
 	 * poller sweeps the slots once more after it stops polling, and a
 	 * request it never saw rings after all (wait_step). */
-	w.rering = (__u16)(cpu + 1);
+	w.unrung = 1;
 	if (bpf_ktime_get_ns() >= agent_poll_until) {
-		w.rering = (__u16)unknown_zero; /* see unknown_zero */
-		if (!ring_bells(cpu, r.idx, 2)) {
+		w.unrung = (__u16)unknown_zero; /* see unknown_zero */
+		if (!ring_bells(cpu, 2)) {
 			word = NVM_SLOT_WORD(w.seq, NVM_SLOT_WAITING);
 			if (__sync_val_compare_and_swap(&s->word, word,
 							NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE)) == word) {
@@ -459,8 +460,8 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	w.outcome = W_PENDING;
 	bpf_loop(1 << 23, wait_step, &w, 0);
 	if (w.outcome == W_RERING) {
-		ring_bells(cpu, r.idx, 2);
-		w.rering = 0;
+		ring_bells(cpu, 2);
+		w.unrung = 0;
 		w.outcome = W_PENDING;
 		bpf_loop(1 << 23, wait_step, &w, 0);
 	}
@@ -1074,6 +1075,6 @@ int BPF_PROG(nvm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	if (bpf_ktime_get_ns() < agent_poll_until || !is_target())
 		return 0;
 	agent_warm = 1;
-	ring_bells(bpf_get_smp_processor_id(), NVM_MAX_SLOTS, 1);
+	ring_bells(bpf_get_smp_processor_id(), 1);
 	return 0;
 }
