@@ -24,33 +24,37 @@ least() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 R=${NVM_BENCH_ROUNDS:-5}
 echo "openat+close of /etc/hostname, $N times, pinned to CPU 0; $R rounds alternating agent off/on"
 echo "(ratios of the fastest round of each, which other load on the machine disturbs least; medians after)"
-# The floor: an empty tp_btf/sys_enter program (floor.bpf.c), which is all
-# any tp_btf entry point can cost at the least.
+# The floors: an empty tp_btf/sys_enter program (floor.bpf.c), which is all
+# any tp_btf entry point can cost at the least, and the same with an empty
+# sys_exit program, the pair the engine attaches (with_floor exit).
 floor=$(pwd)/$out/helpers/floor
 with_floor() {
-	"$floor" > "$LOG.floor" 2>&1 &
+	"$floor" $1 > "$LOG.floor" 2>&1 &
 	fpid=$!
 	for _ in $(seq 1 100); do grep -q attached "$LOG.floor" && break; sleep 0.05; done
 	grep -q attached "$LOG.floor" || { cat "$LOG.floor"; exit 1; }
+	shift
 	"$@"
 	kill -TERM $fpid; wait $fpid
 }
-off= offt= on= ont= fl=
+off= offt= on= ont= fl= fx=
 for _ in $(seq 1 "$R"); do
 	off="$off $(pin "$bench" openclose "$N" /etc/hostname | ns)"
 	offt="$offt $(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)"
-	fl="$fl $(with_floor pin "$bench" openclose "$N" /etc/hostname | ns)"
+	fl="$fl $(with_floor enter pin "$bench" openclose "$N" /etc/hostname | ns)"
+	fx="$fx $(with_floor exit pin "$bench" openclose "$N" /etc/hostname | ns)"
 	start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" || exit 1
 	on="$on $(pin "$bench" openclose "$N" /etc/hostname | ns)"
 	ont="$ont $(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)"
 	stop_agent
 done
 for f in least median; do
-	eval "b=\$(echo \"\$off\" | $f); bt=\$(echo \"\$offt\" | $f); n=\$(echo \"\$on\" | $f); t=\$(echo \"\$ont\" | $f); e=\$(echo \"\$fl\" | $f)"
-	eval "r1_$f=\$(ratio $n $b); r2_$f=\$(ratio $t $bt); r0_$f=\$(ratio $e $b); n_$f=$n; t_$f=$t; b_$f=$b; bt_$f=$bt; e_$f=$e"
+	eval "b=\$(echo \"\$off\" | $f); bt=\$(echo \"\$offt\" | $f); n=\$(echo \"\$on\" | $f); t=\$(echo \"\$ont\" | $f); e=\$(echo \"\$fl\" | $f); x=\$(echo \"\$fx\" | $f)"
+	eval "r1_$f=\$(ratio $n $b); r2_$f=\$(ratio $t $bt); r0_$f=\$(ratio $e $b); rx_$f=\$(ratio $x $b); x_$f=$x; n_$f=$n; t_$f=$t; b_$f=$b; bt_$f=$bt; e_$f=$e"
 done
 echo "  no agent:                     $b_least ns  (rounds:$off; in the target cgroup:$offt)"
 echo "  empty tp_btf program (floor): $e_least ns  ratio $r0_least (median $r0_median)   (rounds:$fl)"
+echo "  empty enter+exit pair (floor): $x_least ns  ratio $rx_least (median $rx_median)   (rounds:$fx)"
 echo "  (1) agent, non-target:        $n_least ns  ratio $r1_least (median $r1_median)   target <= 1.08  (rounds:$on)"
 echo "  (2) agent, target, no match:  $t_least ns  ratio $r2_least (median $r2_median)   target <= 1.15  (rounds:$ont)"
 
