@@ -41,9 +41,10 @@ struct nvm_astats {
 
 /* The counters by name, for every place that prints them. */
 #define NVM_KSTATS_FIELDS(X)                                                   \
-	X(matched) X(rewritten) X(shared) X(restored) X(deadline_misses)        \
-	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)       \
-	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(agent_failed)        \
+	X(matched) X(rewritten) X(shared) X(restored) X(deadline_misses)       \
+	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)                 \
+	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(busy_gave_way)        \
+	X(room_made) X(fork_unwaited) X(agent_failed)                          \
 	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \

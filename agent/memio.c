@@ -34,7 +34,15 @@ struct memio *memio_new(void)
 	struct memio *m = calloc(1, sizeof(*m));
 
 	if (m) {
-		pthread_mutex_init(&m->lock, NULL);
+		pthread_mutexattr_t ma;
+
+		/* Inherits priority: the main thread (not real-time) takes it
+		 * too, and a real-time thread must not wait behind it for a
+		 * time slice. */
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+		pthread_mutex_init(&m->lock, &ma);
+		pthread_mutexattr_destroy(&ma);
 		for (int i = 0; i < CACHE_SIZE; i++)
 			m->e[i].fd = -1;
 	}

@@ -308,6 +308,16 @@ static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 	return false;
 }
 
+static const char *kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case NVM_REQ_PATCH: return "patch";
+	case NVM_REQ_RESTORE: return "restore";
+	case NVM_REQ_FORKFIX: return "fork repair";
+	}
+	return "request";
+}
+
 /* Claims and answers the request in slot i if it is waiting. */
 static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 {
@@ -315,15 +325,16 @@ static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 	uint64_t word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
 	uint64_t seq = NVM_SLOT_SEQ(word);
 	struct nvm_slot req;
-	uint64_t waited;
+	uint64_t waited, t0, t1, t2;
 	int fd, res;
-	bool was_poller = false;
+	bool was_poller = false, nowait;
 
-	if (NVM_SLOT_STATE(word) != NVM_SLOT_WAITING)
+	if (NVM_SLOT_STATE(word) != NVM_SLOT_WAITING && NVM_SLOT_STATE(word) != NVM_SLOT_LEFT)
 		return false;
 	if (!cas(&s->word, word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED)))
 		return false;
 	req = *s; /* stable: the kernel side only reads the slot now */
+	nowait = (req.flags & NVM_REQ_NOWAIT) || NVM_SLOT_STATE(word) == NVM_SLOT_LEFT;
 
 	/* How long the task waited for a thread to claim it: mostly the
 	 * wake-up of an agent thread when none was polling. */
@@ -341,7 +352,9 @@ static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 	was_poller = leave_polling(e, t);
 	atomic_store(&t->io_since, now_ns());
 	atomic_store(&t->io_mm, req.mm);
+	t0 = now_ns();
 	fd = memio_fd(e->mem, req.tgid, req.tid, req.mm);
+	t1 = now_ns();
 	if (fd < 0) {
 		res = NVM_RES_FAILED;
 	} else {
@@ -353,12 +366,19 @@ static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 		}
 	}
 	atomic_store(&t->io_mm, 0);
+	t2 = now_ns();
+	/* Past the kernel side's limit the task has stopped waiting: say
+	 * where the time went (opening the memory file, or the I/O). */
+	if (t2 - t0 > e->skel->rodata->answer_limit_ns)
+		nvm_warn("slow answer: %s for pid %u took %llu us (memory file %llu us, then %llu us)",
+			 kind_name(req.kind), req.tid, (unsigned long long)(t2 - t0) / 1000,
+			 (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000);
 	if (res == NVM_RES_FAILED)
 		ASTAT_ADD(e, errors, 1);
 	astat_max(&e->astats.answer_us_max, (now_ns() - req.posted_ns) / 1000 - waited);
 answer:
 	s->result = res;
-	if (req.flags & NVM_REQ_NOWAIT) {
+	if (nowait) {
 		/* Nobody waits for this answer: free the slot, and finish what
 		 * the kernel side would have done. */
 		struct nvm_patch_key key = { .mm = req.mm, .addr = req.addr };

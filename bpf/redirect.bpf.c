@@ -52,6 +52,9 @@ struct nvm_kstats kstats;
  * the agent). */
 volatile __u32 spinners;
 volatile __u8 cpu_spinning[NVM_MAX_SLOTS];
+/* Fork repairs waiting for another CPU to free (see make_room): while
+ * non-zero, waits that can give way do. */
+volatile __u32 fork_room;
 /* The CPUs the agent has a doorbell on, ascending (set before attach). */
 __u16 bell_cpus[NVM_MAX_SLOTS];
 __u32 nr_bells;
@@ -275,7 +278,7 @@ static __always_inline __u32 ring_bells(__u32 cpu, __u32 max)
 	return rung;
 }
 
-enum wait_outcome { W_PENDING, W_DONE, W_TIMEOUT, W_LOST, W_RERING };
+enum wait_outcome { W_PENDING, W_DONE, W_TIMEOUT, W_LOST, W_RERING, W_GAVE_WAY };
 
 struct wait_ctx {
 	struct nvm_slot *slot;
@@ -294,6 +297,22 @@ struct wait_ctx {
 
 /* Past the poller's horizon (it refreshes agent_poll_until 200 us ahead). */
 #define NVM_RERING_NS (300ULL * 1000)
+
+/* A fork repair is waiting for a CPU (make_room): an unclaimed request
+ * gives way, a claimed one is being answered and is waited for. A patch is
+ * taken back (the syscall goes on unredirected); a restore is left to the
+ * agent (LEFT), which then finishes it on its own. One CAS either way: if
+ * the agent claimed first, the wait goes on. */
+static __always_inline bool give_way(struct wait_ctx *w, __u64 word)
+{
+	__u64 to = w->slot->kind == NVM_REQ_RESTORE ? NVM_SLOT_WORD(w->seq, NVM_SLOT_LEFT)
+						    : NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE);
+
+	if (__sync_val_compare_and_swap(&w->slot->word, word, to) != word)
+		return false;
+	w->outcome = W_GAVE_WAY;
+	return true;
+}
 
 /* One step of the bounded wait on a slot. Returns 1 to stop. */
 static long wait_step(__u64 i, void *data)
@@ -321,6 +340,9 @@ static long wait_step(__u64 i, void *data)
 		 * very CPU this wait keeps: waiting on would only stall both
 		 * CPUs' worth of readers. Taking the slot back is a CAS: if the
 		 * agent moved it first, the next step sees its new state. */
+		if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && fork_room &&
+		    w->slot->kind != NVM_REQ_FORKFIX)
+			return give_way(w, word);
 		now = bpf_ktime_get_ns();
 		/* The poller stopped running before it saw this request
 		 * (preempted, throttled): wake the others after all. */
@@ -451,6 +473,8 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	}
 	if (!spin) {
 		count(deferred);
+		if (rq->kind == NVM_REQ_FORKFIX)
+			count(fork_unwaited);
 		return -1; /* the agent frees the slot when it is done */
 	}
 	now = bpf_ktime_get_ns();
@@ -466,6 +490,14 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 		bpf_loop(1 << 23, wait_step, &w, 0);
 	}
 	end_spin(cpu);
+	if (w.outcome == W_GAVE_WAY) {
+		count(busy_gave_way);
+		if (rq->kind == NVM_REQ_RESTORE)
+			count(deferred); /* the agent restores it */
+		else
+			count(slot_busy);
+		return -1;
+	}
 	if (w.outcome == W_DONE) {
 		int res = s->result;
 
@@ -595,7 +627,7 @@ static __always_inline void track(struct nvm_patch_key *key)
 		__sync_fetch_and_add(&nr_inflight, 1);
 }
 
-enum join_outcome { J_WAITING, J_JOINED, J_GONE, J_TIMEOUT };
+enum join_outcome { J_WAITING, J_JOINED, J_GONE, J_TIMEOUT, J_GAVE_WAY };
 
 struct join_ctx {
 	struct nvm_patch_key key;
@@ -626,6 +658,10 @@ static long join_step(__u64 i, void *data)
 			return 1;
 		}
 		return 0;
+	}
+	if (fork_room) { /* see make_room */
+		j->outcome = J_GAVE_WAY;
+		return 1;
 	}
 	if (bpf_ktime_get_ns() > j->deadline) {
 		j->outcome = J_TIMEOUT;
@@ -664,6 +700,11 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	}
 	if (j.outcome == J_GONE)
 		return false;
+	if (j.outcome == J_GAVE_WAY) {
+		count(busy_gave_way);
+		count(slot_busy);
+		return true;
+	}
 	note_miss(0, key->addr, 0);
 	return true;
 }
@@ -1041,12 +1082,58 @@ NVM_PATH_SYSCALLS(NVM_FENTRY)
  * runs (this runs in the parent, before the child is woken). Not at the
  * child's first return to user space: on arm64 a fork child does not pass
  * sys_exit. */
+struct room_ctx {
+	__u64 until;
+	bool room;
+};
+
+static long room_step(__u64 i, void *data)
+{
+	struct room_ctx *r = data;
+
+	/* spinners counts this task too */
+	if (spinners < nr_cpus_online || bpf_ktime_get_ns() < agent_poll_until) {
+		r->room = true;
+		return 1;
+	}
+	return bpf_ktime_get_ns() > r->until;
+}
+
+/* A fork repair must be done before the child runs: answered while the
+ * parent waits, not left to the agent for later (NOWAIT), which would let
+ * the child run with its copy of the patch. When every other CPU holds a
+ * waiting task, this one may not wait (may_spin): it asks the others to
+ * give way (fork_room; see give_way), so that one CPU frees for the agent,
+ * and holds its own meanwhile, so that no new wait takes the freed one.
+ * Their requests are unclaimed (the agent has no CPU) and cost a redirect
+ * or defer a restore; a fork child that kept a patch would see mock bytes
+ * in its own memory. Returns with this CPU released: ask_agent counts it
+ * again, and finds the room. */
+static __always_inline void make_room(__u32 cpu)
+{
+	/* A claimed request is answered within answer_limit_ns. */
+	struct room_ctx r = { .until = bpf_ktime_get_ns() + answer_limit_ns };
+
+	if (nr_cpus_online < 2 || spinners + 1 < nr_cpus_online ||
+	    bpf_ktime_get_ns() < agent_poll_until)
+		return; /* there is room, or none to make */
+	__sync_fetch_and_add(&spinners, 1);
+	cpu_spinning[cpu & (NVM_MAX_SLOTS - 1)] = 1;
+	__sync_fetch_and_add(&fork_room, 1);
+	bpf_loop(1 << 23, room_step, &r, 0);
+	__sync_fetch_and_add(&fork_room, -1);
+	end_spin(cpu);
+	if (r.room)
+		count(room_made);
+}
+
 static __noinline void fix_fork_child(__u64 parent_mm, struct task_struct *child)
 {
 	struct nvm_ask rq = { .kind = NVM_REQ_FORKFIX, .mm = (__u64)child->mm,
 			      .parent_mm = parent_mm, .tid = (__u32)child->pid,
 			      .tgid = (__u32)child->tgid };
 
+	make_room(bpf_get_smp_processor_id());
 	if (ask_agent(&rq, 0) == NVM_RES_OK)
 		count(fork_fixups);
 }

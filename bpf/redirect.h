@@ -26,13 +26,17 @@
  * while it waits (where the tracepoint runs preemptible) keeps its slot, and
  * the next task on that CPU takes another free one.
  *   WAITING -kernel, soft deadline-> FREE(seq+1)   the agent then writes nothing
- *   CLAIMED -kernel, hard deadline-> FREE(seq+1)   the agent undoes its write */
+ *   CLAIMED -kernel, hard deadline-> FREE(seq+1)   the agent undoes its write
+ *   WAITING -kernel-> LEFT -agent-> CLAIMED -agent-> FREE(seq+1)
+ * LEFT: the task stopped waiting for an answer it does not need (a restore
+ * giving way to a fork repair): the agent serves it as if NOWAIT. */
 enum nvm_slot_state {
 	NVM_SLOT_FREE = 0,
 	NVM_SLOT_WAITING = 1,
 	NVM_SLOT_CLAIMED = 2,
 	NVM_SLOT_DONE = 3,
 	NVM_SLOT_FILLING = 4,
+	NVM_SLOT_LEFT = 5,
 };
 #define NVM_SLOT_WORD(seq, st) (((__u64)(seq) << 8) | (st))
 #define NVM_SLOT_SEQ(w)        ((w) >> 8)
@@ -152,6 +156,11 @@ struct nvm_kstats {
 	__u64 busy_no_cpu;     /* waiting would have left no CPU for the agent */
 	__u64 busy_no_slot;    /* every request slot taken */
 	__u64 busy_no_bell;    /* no doorbell could be rung (rings full) */
+	__u64 busy_gave_way;   /* gave way to a fork repair (see make_room) */
+	__u64 room_made;       /* fork repairs waited for on the last CPU, the
+				* other CPUs' waits having given way */
+	__u64 fork_unwaited;   /* fork repairs deferred even so: the child may
+				* run before it is repaired */
 	__u64 agent_failed;    /* the agent answered that it could not patch
 				* (memory changed, or it was stuck in it) */
 	/* in-kernel rewrite */

@@ -111,11 +111,11 @@ suite() {
 		check_has "$name: threads, forks, exec ($where): none broken" "tree_broken=0" "$r"
 		check_has "$name: threads, forks, exec ($where): paths intact in parent and children" "tree_reads=" "$r"
 		check_counted "$name: threads, forks, exec ($where)" "$(echo "$r" | sed -n 's/^tree_reads=//p')" "$(echo "$r" | sed -n 's/^tree_missed=//p')" "$c0"
-		rep0=$(stat_of fork_repairs)
+		rep0=$(stat_of fork_repairs) unw0=$(stat_of fork_unwaited) room0=$(stat_of room_made)
 		r=$(in_cgroup "$T" /reader forks 100 $arg)
 		check_has "$name: 100 forks while 2 threads open ($where): every child's copy intact" "forks_broken=0" "$r"
 		rep1=$(stat_of fork_repairs)
-		echo "note: $name: forks ($where): $((rep1 - rep0)) children repaired, $(echo "$r" | sed -n 's/^forks_opens=//p') opens meanwhile"
+		echo "note: $name: forks ($where): $((rep1 - rep0)) children repaired ($(($(stat_of room_made) - room0)) after other waits gave way, $(($(stat_of fork_unwaited) - unw0)) not waited for), $(echo "$r" | sed -n 's/^forks_opens=//p') opens meanwhile"
 		ik1=$(stat_of ik_rewritten)
 		if [ "$want" = in-kernel ] && [ $where = data ]; then
 			if [ "$ik1" -gt "$ik0" ]; then ok "$name: data: $((ik1 - ik0)) paths rewritten in the kernel"
@@ -123,6 +123,7 @@ suite() {
 		fi
 	done
 	/nvmirage status --root /run/nvm
+	grep -E 'deadline passed|slow answer|ready:' /tmp/agent.log | sed "s/^/note: $name: /"
 
 	kill -TERM $agent
 	wait $agent
