@@ -332,6 +332,10 @@ static long wait_step(__u64 i, void *data)
 		return 1;
 	case NVM_SLOT_WAITING:
 	case NVM_SLOT_CLAIMED:
+		/* A fork repair is waiting for a CPU to free (make_room). */
+		if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && fork_room &&
+		    w->slot->kind != NVM_REQ_FORKFIX)
+			return give_way(w, word);
 		/* Unclaimed, the soft deadline applies; claimed, the hard one,
 		 * or answer_limit_ns after the claim, whichever comes first.
 		 * An answer takes well under a millisecond unless the agent
@@ -340,9 +344,6 @@ static long wait_step(__u64 i, void *data)
 		 * very CPU this wait keeps: waiting on would only stall both
 		 * CPUs' worth of readers. Taking the slot back is a CAS: if the
 		 * agent moved it first, the next step sees its new state. */
-		if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && fork_room &&
-		    w->slot->kind != NVM_REQ_FORKFIX)
-			return give_way(w, word);
 		now = bpf_ktime_get_ns();
 		/* The poller stopped running before it saw this request
 		 * (preempted, throttled): wake the others after all. */
