@@ -13,6 +13,7 @@
 #include "engine_int.h"
 #include "entry.h"
 #include "log.h"
+#include "realtime.h"
 #include "redirect.skel.h"
 
 /* A claimed request is answered in well under a millisecond on real
@@ -124,13 +125,11 @@ static int on_note(void *ctx, void *data, size_t len)
 {
 	struct engine *e = ctx;
 	const struct nvm_note *n = data;
-	static const char *const kinds[] = { "share", "patch", "restore", "fork repair" };
-
 	(void)e;
 	if (len < sizeof(*n) || n->type != NVM_NOTE_MISS)
 		return 0;
 	nvm_warn("deadline passed: %s for pid %u (tgid %u) at 0x%llx; the syscall went on "
-		 "unredirected (slot was %s)", kinds[n->kind < 4 ? n->kind : 0], n->tid, n->tgid,
+		 "unredirected (slot was %s)", service_kind_name(n->kind), n->tid, n->tgid,
 		 (unsigned long long)n->addr,
 		 n->slot_state == NVM_SLOT_CLAIMED ? "claimed by the agent" : "not claimed");
 	return 0;
@@ -145,19 +144,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 		return nvm_err_r(-1, "out of memory");
 	e->opts = *o;
 	e->rules = *o->rules;
-	{
-		/* Priority inheritance: the main thread (not real-time) also
-		 * takes the lock; if a target task preempted it while it held
-		 * the lock, a real-time service thread would wait behind it
-		 * while that task spins for an answer. Inheritance lifts the
-		 * holder to the waiter's priority, so it finishes at once. */
-		pthread_mutexattr_t ma;
-
-		pthread_mutexattr_init(&ma);
-		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-		pthread_mutex_init(&e->lock, &ma);
-		pthread_mutexattr_destroy(&ma);
-	}
+	realtime_mutex_init(&e->lock); /* the book of patches */
 	e->mem = memio_new();
 	if (!e->mem)
 		goto fail;

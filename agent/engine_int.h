@@ -62,5 +62,8 @@ void service_stop(struct engine *e);
 /* Restores patches the kernel side gave up waiting for (all of them, when
  * the programs are detached). Caller: the main thread. */
 void service_janitor(struct engine *e, bool all);
+/* What a request of kind (enum nvm_req_kind; 0: a wait to share another
+ * thread's patch) is, for the log. */
+const char *service_kind_name(uint32_t kind);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "realtime.h"
 
 #define CACHE_SIZE 64
 
@@ -34,15 +35,7 @@ struct memio *memio_new(void)
 	struct memio *m = calloc(1, sizeof(*m));
 
 	if (m) {
-		pthread_mutexattr_t ma;
-
-		/* Inherits priority: the main thread (not real-time) takes it
-		 * too, and a real-time thread must not wait behind it for a
-		 * time slice. */
-		pthread_mutexattr_init(&ma);
-		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-		pthread_mutex_init(&m->lock, &ma);
-		pthread_mutexattr_destroy(&ma);
+		realtime_mutex_init(&m->lock); /* the main thread takes it too */
 		for (int i = 0; i < CACHE_SIZE; i++)
 			m->e[i].fd = -1;
 	}

@@ -125,3 +125,13 @@ enum rt_outcome realtime_self(int prio, char *why, size_t len)
 		 "moved to the root of %s", group, mnt);
 	return RT_MOVED;
 }
+
+void realtime_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t ma;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(m, &ma);
+	pthread_mutexattr_destroy(&ma);
+}

@@ -2,6 +2,7 @@
 #ifndef NVM_REALTIME_H
 #define NVM_REALTIME_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 enum rt_outcome {
@@ -17,5 +18,12 @@ enum rt_outcome {
  * has the system's budget, and tries again. why (when not RT_OK) says what
  * was found and done. */
 enum rt_outcome realtime_self(int prio, char *why, size_t len);
+
+/* A mutex with priority inheritance, for a lock the real-time threads
+ * share with the main thread (not real-time): if a target task preempted
+ * the main thread while it held the lock, a real-time thread would wait
+ * behind it while that task spins for an answer. Inheritance lifts the
+ * holder to the waiter's priority, so it finishes at once. */
+void realtime_mutex_init(pthread_mutex_t *m);
 
 #endif

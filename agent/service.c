@@ -308,9 +308,10 @@ static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 	return false;
 }
 
-static const char *kind_name(uint32_t kind)
+const char *service_kind_name(uint32_t kind)
 {
 	switch (kind) {
+	case 0: return "share";
 	case NVM_REQ_PATCH: return "patch";
 	case NVM_REQ_RESTORE: return "restore";
 	case NVM_REQ_FORKFIX: return "fork repair";
@@ -371,7 +372,7 @@ static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 	 * where the time went (opening the memory file, or the I/O). */
 	if (t2 - t0 > e->skel->rodata->answer_limit_ns)
 		nvm_warn("slow answer: %s for pid %u took %llu us (memory file %llu us, then %llu us)",
-			 kind_name(req.kind), req.tid, (unsigned long long)(t2 - t0) / 1000,
+			 service_kind_name(req.kind), req.tid, (unsigned long long)(t2 - t0) / 1000,
 			 (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000);
 	if (res == NVM_RES_FAILED)
 		ASTAT_ADD(e, errors, 1);
