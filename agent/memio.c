@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -30,9 +31,43 @@ struct memio {
 	uint64_t clock;
 };
 
+/* The fd table a thread grows to open a file past its end is swapped in
+ * after synchronize_rcu() when threads share it, as the agent's do. A task
+ * waiting in a BPF program is inside an RCU read section, so that grace
+ * period, and with it the open of a mem file a request needs, lasts until
+ * the task stops waiting: the request misses. So the table is grown once
+ * here, before any task waits, to room for every file the agent keeps
+ * (its maps, the cache, sockets) and more. It never shrinks. */
+#define FD_TABLE_MIN 1024
+
+static void reserve_fd_table(void)
+{
+	struct rlimit r;
+	rlim_t want = FD_TABLE_MIN;
+	int any, fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0) {
+		if (r.rlim_cur < want && r.rlim_max >= want) {
+			r.rlim_cur = want;
+			setrlimit(RLIMIT_NOFILE, &r);
+		}
+		if (r.rlim_cur < want)
+			want = r.rlim_cur;
+	}
+	any = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (any < 0)
+		return;
+	fd = fcntl(any, F_DUPFD_CLOEXEC, (int)want - 1); /* the table now covers it */
+	if (fd >= 0)
+		close(fd);
+	close(any);
+}
+
 struct memio *memio_new(void)
 {
 	struct memio *m = calloc(1, sizeof(*m));
+
+	reserve_fd_table();
 
 	if (m) {
 		realtime_mutex_init(&m->lock); /* the main thread takes it too */

@@ -93,8 +93,12 @@ check_has "static busybox in an srun job reads the version" "570.124.06" "$r"
 r=$(timeout 60 srun -N1 "$reader" raw 2>&1)
 check_has "raw syscall(SYS_openat) in an srun job" "raw=NVRM version:" "$r"
 # srun may say on stderr that the job waits for the previous one's node.
-r=$(timeout 60 srun -N1 /usr/bin/python3 -c 'import os; print(len(os.listdir("/proc/driver/nvidia/gpus")))' 2>>"$LOGS/srun.err")
+r=$(timeout 60 srun -N1 /usr/bin/python3 -c 'import os; print(len(os.listdir("/proc/driver/nvidia/gpus")))' 2>"$S/python.err")
 check_eq "python in an srun job lists 4 GPUs" 4 "$r"
+if [ "$r" != 4 ]; then
+	sed 's/^/   srun: /' "$S/python.err"
+	agent_notes "$LOGS/slurm-agent.log"
+fi
 
 echo "== Slurm: the agent stops, then comes back"
 stop_agent

@@ -73,3 +73,9 @@ status_field() {
 fifo_threads() {
 	cat /proc/"$1"/task/*/stat 2>/dev/null | awk '$41 == 1' | wc -l
 }
+
+# agent_notes LOG: the agent's warnings so far (deadlines passed, slow
+# answers, refusals), indented, to say why a check that just failed did.
+agent_notes() {
+	grep -E 'warn|error' "$1" 2>/dev/null | tail -n 8 | sed 's/^/   agent: /'
+}
