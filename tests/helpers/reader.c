@@ -17,6 +17,9 @@
  *   reader mapping N          2 threads x N opens while a third maps and
  *                             unmaps memory all along (holding the process's
  *                             memory lock, which the agent's writes need)
+ *   reader blocked PATH       one open of PATH (a FIFO: it blocks inside the
+ *                             syscall, its bytes rewritten, until a writer
+ *                             comes), then a line read from it
  *
  * loop, threads, tree, forks and mapping take "data" as a last argument: their opens
  * then go through one writable global copy of the path (.data) instead of
@@ -46,6 +49,10 @@ static char gpus_copy[sizeof(gpus_dir)], version_copy[sizeof(version_path)];
 /* The writable copy ("data"), and the path the loops open. */
 static char version_data[sizeof(version_path)];
 static const char *loop_path = version_path;
+/* The literals as memory: compared through these, not by name, or the
+ * compiler compares the copies with the contents it knows the literals
+ * were built with (immediates), and never looks at their bytes. */
+static const char *volatile gpus_mem = gpus_dir, *volatile version_mem = version_path;
 
 static void save_literals(void)
 {
@@ -56,8 +63,8 @@ static void save_literals(void)
 
 static void check_literals(const char *who)
 {
-	if (memcmp(gpus_copy, gpus_dir, sizeof(gpus_dir)) ||
-	    memcmp(version_copy, version_path, sizeof(version_path)) ||
+	if (memcmp(gpus_copy, gpus_mem, sizeof(gpus_dir)) ||
+	    memcmp(version_copy, version_mem, sizeof(version_path)) ||
 	    memcmp(version_copy, version_data, sizeof(version_path))) {
 		printf("literals_intact=no (%s): %s %s %s\n", who, gpus_dir, version_path,
 		       version_data);
@@ -313,6 +320,31 @@ static int mode_mapping(int n)
 	printf("good=%ld of %d\n", good, 2 * n);
 	return 0;
 }
+/* The open blocks inside the syscall with the path rewritten, long enough
+ * for the agent to be killed meanwhile: the buffer must end as it began
+ * all the same. */
+static int mode_blocked(const char *path)
+{
+	char buf[128], copy[128], line[64] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	memcpy(copy, buf, sizeof(copy));
+	printf("opening=%s\n", buf);
+	fd = open(buf, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, line, sizeof(line) - 1);
+		line[n > 0 ? n : 0] = '\0';
+		line[strcspn(line, "\n")] = '\0';
+		close(fd);
+	}
+	printf("read=%s\n", fd >= 0 ? line : strerror(errno));
+	if (memcmp(copy, buf, sizeof(copy)))
+		return printf("buffer_intact=no: %s\n", buf), 3;
+	printf("buffer_intact=yes\n");
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -346,6 +378,8 @@ int main(int argc, char **argv)
 		return mode_forks(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "mapping"))
 		return mode_mapping(atoi(argv[2]));
-	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]\n");
+	if (argc >= 3 && !strcmp(argv[1], "blocked"))
+		return mode_blocked(argv[2]);
+	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]|blocked PATH\n");
 	return 2;
 }
