@@ -27,6 +27,9 @@
 #define ANSWER_MIN_NS (3ULL * 1000 * 1000)
 #define STUCK_TIMES   30
 #define STUCK_MIN_NS  (1000ULL * 1000)
+/* After a killed agent's programs are gone, the keeper looks again this
+ * long after the longest wait in one could have ended. */
+#define KEEPER_MARGIN_NS (50ULL * 1000 * 1000)
 
 static uint64_t at_least(uint64_t v, uint64_t min) { return v > min ? v : min; }
 static uint64_t at_most(uint64_t v, uint64_t max) { return v < max ? v : max; }
@@ -121,6 +124,25 @@ static int map_shared(struct engine *e)
 	return 0;
 }
 
+/* Forked while this process has one thread, before the service's. */
+static int start_keeper(struct engine *e)
+{
+	struct keeper_watch w = { .book = e->book, .patches_fd = e->patches_fd,
+				  .settle_ns = e->skel->rodata->hard_deadline_ns + KEEPER_MARGIN_NS };
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, e->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && w.nprogs < NVM_KEEPER_PROGS &&
+		    !bpf_obj_get_info_by_fd(fd, &info, &len))
+			w.prog_ids[w.nprogs++] = info.id;
+	}
+	return keeper_start(&e->keeper, &w);
+}
+
 static int on_note(void *ctx, void *data, size_t len)
 {
 	struct engine *e = ctx;
@@ -145,9 +167,12 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->opts = *o;
 	e->rules = *o->rules;
 	realtime_mutex_init(&e->lock); /* the book of patches */
+	e->book = book_new_shared();
 	e->mem = memio_new();
-	if (!e->mem)
+	if (!e->book || !e->mem) {
+		nvm_err("out of memory");
 		goto fail;
+	}
 	if (ncpu <= 0 || ncpu > NVM_MAX_SLOTS) {
 		nvm_err("%d possible CPUs; this build handles 1 to %d", ncpu, NVM_MAX_SLOTS);
 		goto fail;
@@ -190,6 +215,8 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	}
 	e->patches_fd = bpf_map__fd(e->skel->maps.patches);
 	if (load_rules(e) || load_aliases(e) || map_shared(e))
+		goto fail;
+	if (start_keeper(e))
 		goto fail;
 	e->notes = ring_buffer__new(bpf_map__fd(e->skel->maps.notes), on_note, e, NULL);
 	if (!e->notes) {
@@ -311,6 +338,7 @@ void engine_stop(struct engine *e)
 		service_stop(e);
 	if (e->skel)
 		service_janitor(e, true);
+	keeper_stop(&e->keeper); /* everything is back */
 	if (e->notes)
 		ring_buffer__free(e->notes);
 	if (e->slots)
@@ -318,5 +346,6 @@ void engine_stop(struct engine *e)
 					 e->page * e->page);
 	redirect_bpf__destroy(e->skel);
 	memio_free(e->mem);
+	book_free_shared(e->book);
 	free(e);
 }

@@ -10,6 +10,7 @@
 #include "doorbell.h"
 #include "engine.h"
 #include "entry.h"
+#include "keeper.h"
 #include "memio.h"
 #include "patchbook.h"
 
@@ -43,7 +44,8 @@ struct engine {
 	struct doorbell *bells;          /* by CPU, nslots of them */
 
 	pthread_mutex_t lock;            /* the book (see service.c) */
-	struct patchbook book;
+	struct patchbook *book;          /* shared with the keeper */
+	struct keeper keeper;
 	struct memio *mem;
 	struct nvm_astats astats;
 	uint64_t answer_ns;              /* an answer's I/O here (memio_answer_ns) */

@@ -1,6 +1,21 @@
 #include "patchbook.h"
 
 #include <string.h>
+#include <sys/mman.h>
+
+struct patchbook *book_new_shared(void)
+{
+	void *p = mmap(NULL, sizeof(struct patchbook), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p; /* zeroed: n is 0 */
+}
+
+void book_free_shared(struct patchbook *b)
+{
+	if (b)
+		munmap(b, sizeof(*b));
+}
 
 struct patch_rec *book_find(struct patchbook *b, uint64_t mm, uint64_t addr)
 {

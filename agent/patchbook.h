@@ -28,6 +28,10 @@ struct patchbook {
 	struct patch_rec r[NVM_BOOK_MAX];
 };
 
+/* An empty book in memory shared with child processes (the keeper reads
+ * it after the agent's end), or NULL. */
+struct patchbook *book_new_shared(void);
+void book_free_shared(struct patchbook *b);
 struct patch_rec *book_find(struct patchbook *b, uint64_t mm, uint64_t addr);
 /* A new live record (replacing a recent one at the same place). NULL if full. */
 struct patch_rec *book_add(struct patchbook *b, uint64_t mm, uint64_t addr);

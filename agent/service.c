@@ -67,7 +67,7 @@ static bool take_rec(struct engine *e, uint64_t mm, uint64_t addr, struct patch_
 	bool ok = false;
 
 	book_lock(e);
-	rec = book_find(&e->book, mm, addr);
+	rec = book_find(e->book, mm, addr);
 	if (rec && rec->live && !rec->busy) {
 		rec->busy = true;
 		*copy = *rec;
@@ -84,7 +84,7 @@ static void put_rec(struct engine *e, const struct patch_rec *copy, bool retire)
 	struct patch_rec *rec;
 
 	book_lock(e);
-	rec = book_find(&e->book, copy->mm, copy->addr);
+	rec = book_find(e->book, copy->mm, copy->addr);
 	if (rec && rec->busy) {
 		rec->busy = false;
 		if (retire)
@@ -124,7 +124,7 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 	/* Booked before it is written, so a fork that copies the bytes in
 	 * between finds the record to repair its copy by. */
 	book_lock(e);
-	rec = book_add(&e->book, s->mm, s->addr);
+	rec = book_add(e->book, s->mm, s->addr);
 	if (rec) {
 		rec->tgid = s->tgid, rec->tid = s->tid, rec->span = span;
 		memcpy(rec->orig, cur, span);
@@ -137,7 +137,7 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 	/* cur was read just now, from the parked task: write right after it. */
 	if (memio_write(fd, s->addr, repl, span)) {
 		book_lock(e);
-		rec = book_find(&e->book, s->mm, s->addr);
+		rec = book_find(e->book, s->mm, s->addr);
 		if (rec)
 			book_retire(rec, 0);
 		book_unlock(e);
@@ -231,8 +231,8 @@ static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 	unsigned n = 0, cap = 0;
 
 	book_lock(e);
-	for (unsigned i = 0; i < e->book.n; i++) {
-		if (e->book.r[i].mm != s->parent_mm)
+	for (unsigned i = 0; i < e->book->n; i++) {
+		if (e->book->r[i].mm != s->parent_mm)
 			continue;
 		if (n == cap) {
 			struct patch_rec *more = realloc(recs, (cap ? 2 * cap : 8) * sizeof(*recs));
@@ -241,7 +241,7 @@ static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 				break;
 			recs = more, cap = cap ? 2 * cap : 8;
 		}
-		recs[n++] = e->book.r[i];
+		recs[n++] = e->book->r[i];
 	}
 	book_unlock(e);
 	for (unsigned i = 0; i < n; i++)
@@ -687,8 +687,8 @@ void service_janitor(struct engine *e, bool all)
 		unsigned n = 0, i;
 
 		book_lock(e);
-		for (i = start; i < e->book.n && n < JANITOR_BATCH; i++) {
-			struct patch_rec *rec = &e->book.r[i];
+		for (i = start; i < e->book->n && n < JANITOR_BATCH; i++) {
+			struct patch_rec *rec = &e->book->r[i];
 			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
 			struct nvm_patch p;
 
@@ -703,7 +703,7 @@ void service_janitor(struct engine *e, bool all)
 		}
 		start = i;
 		if (n == 0)
-			book_expire(&e->book, now, 2 * NVM_RECENT_NS);
+			book_expire(e->book, now, 2 * NVM_RECENT_NS);
 		book_unlock(e);
 		if (n == 0)
 			return;

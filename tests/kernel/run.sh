@@ -318,6 +318,31 @@ r=$(timeout 20 "$in_cgroup" "$T" "$reader" literal)
 check_has "and serves its profile" "gpus=8" "$r"
 stop_agent
 
+echo "== SIGKILL while a syscall holds a rewritten path"
+# The reader's open blocks on a FIFO in the tree, its path rewritten, until
+# a writer comes; the agent is killed meanwhile. Its keeper puts the bytes
+# back: nothing else can (the exit program goes with the agent).
+check "agent starts again" start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT"
+check "a keeper runs beside it" sh -c 'pgrep -x -P "$1" nvmirage-keep > /dev/null' _ "$agent_pid"
+fifo=$ROOT/proc/driver/nvidia/nvmk-fifo
+mkfifo "$fifo"
+timeout 60 "$in_cgroup" "$T" "$reader" blocked /proc/driver/nvidia/nvmk-fifo > "$work/blocked" 2>&1 &
+rpid=$!
+for _ in $(seq 1 50); do grep -q opening= "$work/blocked" && break; sleep 0.1; done
+sleep 0.3
+check_eq "the reader waits inside its open, its path rewritten" "1 0" \
+	"$(status_field "$ROOT" kernel rewritten) $(status_field "$ROOT" kernel restored)"
+kill -KILL "$agent_pid"; wait "$agent_pid" 2>/dev/null; agent_pid=
+for _ in $(seq 1 100); do pgrep -x nvmirage-keep > /dev/null || break; sleep 0.1; done
+check "the keeper ends once it has looked" sh -c '! pgrep -x nvmirage-keep'
+check_has "and says it put back the bytes" "put back the original bytes of 1 rewritten path it left" "$(cat "$LOG")"
+timeout 10 sh -c 'echo hello > "$1"' _ "$fifo"
+wait $rpid
+r=$(cat "$work/blocked")
+check_has "the open went to the tree" "read=hello" "$r"
+check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$r"
+rm -rf "$ROOT" "$ROOT.sock"
+
 echo "== no real-time budget in the agent's cpu cgroup"
 # Services and containers often run in a cgroup v1 cpu group whose
 # cpu.rt_runtime_us is 0, where SCHED_FIFO is refused: the agent moves its

@@ -168,6 +168,27 @@ check_eq "agent SIGKILLed while readers loop: both finish, intact" "0 0" "$s1 $s
 check_has "and the writable copy's reader counted its reads" "good=" "$(cat /tmp/r1)"
 r=$(in_cgroup "$T" /reader literal)
 check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
+# The agent killed while a syscall holds a path the kernel rewrote (a stack
+# buffer; the open blocks on a FIFO in the tree until a writer comes): the
+# exit program goes with the agent, and its keeper puts the bytes back from
+# the kernel's record of the patch.
+/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm > /tmp/agent.log 2>&1 &
+agent=$!
+for _ in $(seq 1 600); do grep -q 'ready:' /tmp/agent.log && break; sleep 0.2; done
+mkfifo /run/nvm/proc/driver/nvidia/nvm-fifo
+in_cgroup "$T" /reader blocked /proc/driver/nvidia/nvm-fifo > /tmp/blocked 2>&1 &
+rb=$!
+for _ in $(seq 1 100); do grep -q opening= /tmp/blocked && break; sleep 0.1; done
+sleep 1
+check_eq "agent SIGKILLed while an open holds a path rewritten in the kernel" "1" "$(stat_of ik_rewritten)"
+kill -KILL $agent
+wait $agent 2>/dev/null
+for _ in $(seq 1 150); do grep -q 'put back the original' /tmp/agent.log && break; sleep 0.2; done
+check_has "its keeper puts the bytes back" "put back the original bytes of 1 rewritten path it left" "$(cat /tmp/agent.log)"
+timeout 10 sh -c 'echo hello > /run/nvm/proc/driver/nvidia/nvm-fifo'
+wait $rb
+check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$(cat /tmp/blocked)"
+rm -rf /run/nvm /run/nvm.sock
 
 suite "forced tp_btf" in-kernel tp_btf --entry tp_btf
 suite "forced assisted" assisted $fentry --strategy assisted

@@ -1,0 +1,112 @@
+#include "unit.h"
+
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "keeper.h"
+
+/* The keeper writes into this process's memory, as it would into a
+ * target's: these stand for path strings an agent rewrote. */
+static char path_a[32] = "/proc/driver/nvidia/version";
+static char path_b[32] = "/proc/driver/nvidia/version";
+static const char orig[] = "/proc/driver/nvidia";
+static const char repl[] = "//////////run/nvm/p";
+
+#define SPAN (sizeof(orig) - 1)
+
+static struct patch_rec *book_here(struct patchbook *b, char *where, bool live)
+{
+	struct patch_rec *r = book_add(b, 1, (uint64_t)(uintptr_t)where);
+
+	assert_non_null(r);
+	r->tgid = (uint32_t)getpid();
+	r->tid = (uint32_t)syscall(SYS_gettid);
+	r->span = SPAN;
+	memcpy(r->orig, orig, SPAN);
+	memcpy(r->repl, repl, SPAN);
+	r->live = live;
+	return r;
+}
+
+/* The agent's end without a clean stop: its end of the pipe closes. */
+static void start(struct keeper *k, struct patchbook *b)
+{
+	struct keeper_watch w = { .book = b, .patches_fd = -1, .settle_ns = 1000000 };
+
+	assert_int_equal(keeper_start(k, &w), 0);
+}
+
+static void agent_dies(struct keeper *k)
+{
+	int status;
+
+	close(k->fd);
+	assert_int_equal(waitpid(k->pid, &status, 0), k->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void puts_back_what_a_killed_agent_left(void **state)
+{
+	struct patchbook *b = book_new_shared();
+	struct keeper k;
+
+	(void)state;
+	assert_non_null(b);
+	memcpy(path_a, repl, SPAN); /* rewritten, and booked live */
+	book_here(b, path_a, true);
+	memcpy(path_b, repl, SPAN); /* rewritten, but booked restored */
+	book_here(b, path_b, false);
+	capture_begin(); /* the keeper logs to the stderr it is started with */
+	start(&k, b);
+	agent_dies(&k);
+	assert_non_null(strstr(capture_end(), "put back the original bytes of 1 rewritten path it left"));
+	assert_string_equal(path_a, "/proc/driver/nvidia/version");
+	assert_memory_equal(path_b, repl, SPAN); /* not its to touch */
+	book_free_shared(b);
+}
+
+static void leaves_bytes_the_process_changed(void **state)
+{
+	struct patchbook *b = book_new_shared();
+	struct keeper k;
+
+	(void)state;
+	assert_non_null(b);
+	strcpy(path_a, "/home/user/some/other/file"); /* no longer the replacement */
+	book_here(b, path_a, true);
+	/* A half-written record: its replacement is not what memory holds. */
+	memcpy(path_b, repl, SPAN);
+	book_here(b, path_b, true)->repl[3] = 'x';
+	start(&k, b);
+	agent_dies(&k);
+	assert_string_equal(path_a, "/home/user/some/other/file");
+	assert_memory_equal(path_b, repl, SPAN);
+	book_free_shared(b);
+}
+
+static void a_clean_stop_writes_nothing(void **state)
+{
+	struct patchbook *b = book_new_shared();
+	struct keeper k;
+
+	(void)state;
+	assert_non_null(b);
+	memcpy(path_a, repl, SPAN);
+	book_here(b, path_a, true);
+	start(&k, b);
+	keeper_stop(&k); /* returns once the keeper has exited */
+	assert_int_equal(k.pid, 0);
+	assert_memory_equal(path_a, repl, SPAN);
+	book_free_shared(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(puts_back_what_a_killed_agent_left),
+		cmocka_unit_test(leaves_bytes_the_process_changed),
+		cmocka_unit_test(a_clean_stop_writes_nothing),
+	};
+
+	return cmocka_run_group_tests_name("keeper", tests, NULL, NULL);
+}
