@@ -16,9 +16,17 @@
 #include "log.h"
 #include "memio.h"
 
-/* Releasing the links of a few dozen programs takes well under a second
- * even under emulation; past this the keeper looks anyway. */
-#define PROGRAMS_GONE_MAX_NS (10ULL * 1000 * 1000 * 1000)
+/* Releasing a link of an fentry program waits for an RCU-tasks grace
+ * period: a few dozen of them take seconds under emulation. Past this the
+ * keeper looks anyway. */
+#define PROGRAMS_GONE_MAX_NS (60ULL * 1000 * 1000 * 1000)
+
+/* The agent's end of the pipe is moved up to here (memio_new has grown
+ * the fd table past it). A dying process's files are released after all
+ * of them are closed, the last closed, i.e. the highest, first: so the
+ * keeper hears of the end before the agent's links are released, which
+ * can take seconds (above), not after. */
+#define KEEPER_FD_MIN 1000
 
 /* Writes orig back over the span bytes at addr in the image of tid (or, if
  * that thread is gone, of its process), if they still are repl. */
@@ -166,7 +174,11 @@ int keeper_start(struct keeper *k, const struct keeper_watch *w)
 	if (k->pid == 0)
 		keeper_main(p[0], w);
 	close(p[0]);
-	k->fd = p[1];
+	k->fd = fcntl(p[1], F_DUPFD_CLOEXEC, KEEPER_FD_MIN);
+	if (k->fd >= 0)
+		close(p[1]);
+	else
+		k->fd = p[1]; /* a low limit on open files: heard of later */
 	return 0;
 }
 

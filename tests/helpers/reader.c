@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,12 +116,27 @@ static int mode_literal(void)
 	return 0;
 }
 
+/* The first line of the file at path, without its newline; false (errno
+ * set) if it does not open. */
+static bool first_line(const char *path, char *line, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, line, len - 1);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	close(fd);
+	return true;
+}
+
 static int mode_buffers(const char *bdf)
 {
 	char stackbuf[128], *heap = malloc(128), copy[128], target[256], list[64] = "";
 	struct stat st;
 	ssize_t n;
-	int fd;
 
 	snprintf(stackbuf, sizeof(stackbuf), "/sys/bus/pci/drivers/nvidia/%s", bdf);
 	snprintf(heap, 128, "/proc/driver/nvidia/gpus/%s/information", bdf);
@@ -135,14 +151,7 @@ static int mode_buffers(const char *bdf)
 		return printf("buffers_intact=no\n"), 3;
 	strcat(stackbuf, "/local_cpulist");
 	memcpy(copy, stackbuf, sizeof(copy));
-	fd = open(stackbuf, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, list, sizeof(list) - 1);
-		list[n > 0 ? n : 0] = '\0';
-		list[strcspn(list, "\n")] = '\0';
-		close(fd);
-	}
-	printf("local_cpulist=%s\n", fd >= 0 ? list : strerror(errno));
+	printf("local_cpulist=%s\n", first_line(stackbuf, list, sizeof(list)) ? list : strerror(errno));
 	if (memcmp(copy, stackbuf, sizeof(copy)) ||
 	    strncmp(heap, "/proc/driver/nvidia/gpus/", 25))
 		return printf("buffers_intact=no\n"), 3;
@@ -326,20 +335,11 @@ static int mode_mapping(int n)
 static int mode_blocked(const char *path)
 {
 	char buf[128], copy[128], line[64] = "";
-	ssize_t n;
-	int fd;
 
 	snprintf(buf, sizeof(buf), "%s", path);
 	memcpy(copy, buf, sizeof(copy));
 	printf("opening=%s\n", buf);
-	fd = open(buf, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, line, sizeof(line) - 1);
-		line[n > 0 ? n : 0] = '\0';
-		line[strcspn(line, "\n")] = '\0';
-		close(fd);
-	}
-	printf("read=%s\n", fd >= 0 ? line : strerror(errno));
+	printf("read=%s\n", first_line(buf, line, sizeof(line)) ? line : strerror(errno));
 	if (memcmp(copy, buf, sizeof(copy)))
 		return printf("buffer_intact=no: %s\n", buf), 3;
 	printf("buffer_intact=yes\n");

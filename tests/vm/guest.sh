@@ -165,6 +165,10 @@ wait $r1; s1=$?
 wait $r2; s2=$?
 kill $watchdog 2>/dev/null
 check_eq "agent SIGKILLed while readers loop: both finish, intact" "0 0" "$s1 $s2"
+if [ "$s1 $s2" != "0 0" ]; then
+	sed 's/^/note: reader: /' /tmp/r1 /tmp/r2
+	grep -E 'keep|put back|deadline' /tmp/agent.log | tail -n 5 | sed 's/^/note: agent: /'
+fi
 check_has "and the writable copy's reader counted its reads" "good=" "$(cat /tmp/r1)"
 r=$(in_cgroup "$T" /reader literal)
 check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
