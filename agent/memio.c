@@ -138,9 +138,16 @@ int memio_fd(struct memio *m, uint32_t tgid, uint32_t tid, uint64_t mm)
 	if (fd >= 0)
 		return fd;
 
-	/* Opening can wait (on the process's exec): not under the lock. */
+	/* Opening can wait (on the process's exec): not under the lock. The
+	 * thread that asked may have exited since (a late restore, a fork
+	 * repair): its process's memory is the same, so open that. Either
+	 * way the bytes are checked before any write. */
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/mem", tgid, tid);
 	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		snprintf(path, sizeof(path), "/proc/%u/mem", tgid);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
 	pthread_mutex_lock(&m->lock);

@@ -126,6 +126,23 @@ static void never_evicts_a_lent_file(void **state)
 	memio_free(m);
 }
 
+/* The thread that asked has exited: its process's memory serves. */
+static void opens_the_process_when_the_thread_is_gone(void **state)
+{
+	struct memio *m = memio_new();
+	char buf[5];
+	int fd;
+
+	(void)state;
+	fd = memio_fd(m, (uint32_t)getpid(), 0x3ffffff0, 7); /* no such thread */
+	assert_true(fd >= 0);
+	assert_int_equal(memio_read(fd, (uint64_t)(uintptr_t)text, buf, 5), 0);
+	assert_memory_equal(buf, "/proc", 5);
+	memio_put(m, fd);
+	assert_true(memio_fd(m, 0x3ffffff0, 0x3ffffff0, 8) < 0); /* nor process */
+	memio_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +150,7 @@ int main(void)
 		cmocka_unit_test(reads_writes_and_swaps),
 		cmocka_unit_test(lends_one_file_per_image),
 		cmocka_unit_test(never_evicts_a_lent_file),
+		cmocka_unit_test(opens_the_process_when_the_thread_is_gone),
 	};
 
 	return cmocka_run_group_tests_name("memio", tests, NULL, NULL);
