@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <bpf/bpf.h>
@@ -21,7 +22,7 @@
  * keeper looks anyway. */
 #define PROGRAMS_GONE_MAX_NS (60ULL * 1000 * 1000 * 1000)
 
-/* The agent's end of the pipe is moved up to here (memio_new has grown
+/* The agent's end of the socket is moved up to here (memio_new has grown
  * the fd table past it). A dying process's files are released after all
  * of them are closed, the last closed, i.e. the highest, first: so the
  * keeper hears of the end before the agent's links are released, which
@@ -161,8 +162,10 @@ int keeper_start(struct keeper *k, const struct keeper_watch *w)
 
 	k->pid = 0;
 	k->fd = -1;
-	if (pipe2(p, O_CLOEXEC))
-		return nvm_err_r(-1, "keeper pipe: %s", strerror(errno));
+	/* A socket pair, not a pipe: the clean-stop word is sent with
+	 * MSG_NOSIGNAL, so a keeper that was killed costs no SIGPIPE. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p))
+		return nvm_err_r(-1, "keeper socket: %s", strerror(errno));
 	fflush(stderr);
 	k->pid = fork();
 	if (k->pid < 0) {
@@ -186,8 +189,9 @@ void keeper_stop(struct keeper *k)
 {
 	if (!k->pid)
 		return;
-	if (write(k->fd, "q", 1) != 1)
-		nvm_warn("keeper: %s (it will look for patches left in place)", strerror(errno));
+	if (send(k->fd, "q", 1, MSG_NOSIGNAL) != 1)
+		nvm_warn("keeper: %s (it is gone, or will look for patches left in place)",
+			 strerror(errno));
 	close(k->fd);
 	waitpid(k->pid, NULL, 0);
 	k->pid = 0;

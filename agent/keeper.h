@@ -5,7 +5,7 @@
  * agent is killed (SIGKILL, the OOM killer) while one is rewritten, nothing
  * of it is left to put the original back: its programs detach with its
  * files, and the string stays rewritten in that process for good. The
- * keeper sees the agent's end (its pipe from the agent reads end of file),
+ * keeper sees the agent's end (its socket from the agent reads end of file),
  * and then writes the original bytes back wherever the replacement still
  * stands, from the agent's book (shared memory) and, for patches written in
  * the kernel, the patches map. A clean stop tells it there is nothing to
@@ -20,7 +20,7 @@
 
 struct keeper {
 	pid_t pid; /* 0: not started */
-	int fd;    /* the agent's end of the pipe */
+	int fd;    /* the agent's end of the socket */
 };
 
 #define NVM_KEEPER_PROGS 128

@@ -1,5 +1,6 @@
 #include "unit.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -28,7 +29,7 @@ static struct patch_rec *book_here(struct patchbook *b, char *where, bool live)
 	return r;
 }
 
-/* The agent's end without a clean stop: its end of the pipe closes. */
+/* The agent's end without a clean stop: its end of the socket closes. */
 static void start(struct keeper *k, struct patchbook *b)
 {
 	struct keeper_watch w = { .book = b, .patches_fd = -1, .settle_ns = 1000000 };
@@ -100,12 +101,33 @@ static void a_clean_stop_writes_nothing(void **state)
 	book_free_shared(b);
 }
 
+/* A keeper killed before the agent stops: the stop costs no SIGPIPE,
+ * only a warning. */
+static void stops_cleanly_when_the_keeper_is_gone(void **state)
+{
+	struct patchbook *b = book_new_shared();
+	struct keeper k;
+	int status;
+
+	(void)state;
+	assert_non_null(b);
+	start(&k, b);
+	kill(k.pid, SIGKILL);
+	assert_int_equal(waitpid(k.pid, &status, 0), k.pid);
+	capture_begin();
+	keeper_stop(&k); /* reaps nothing more: it returns */
+	assert_non_null(strstr(capture_end(), "keeper:"));
+	assert_int_equal(k.pid, 0);
+	book_free_shared(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(puts_back_what_a_killed_agent_left),
 		cmocka_unit_test(leaves_bytes_the_process_changed),
 		cmocka_unit_test(a_clean_stop_writes_nothing),
+		cmocka_unit_test(stops_cleanly_when_the_keeper_is_gone),
 	};
 
 	return cmocka_run_group_tests_name("keeper", tests, NULL, NULL);
