@@ -29,55 +29,58 @@
  * can take seconds (above), not after. */
 #define KEEPER_FD_MIN 1000
 
-/* Writes orig back over the span bytes at addr in the image of tid (or, if
- * that thread is gone, of its process), if they still are repl. */
-static unsigned put_back(uint32_t tgid, uint32_t tid, uint64_t addr, const char *repl,
-			 const char *orig, uint32_t span)
+/* Writes orig back over the span bytes at addr in the image mm of tgid
+ * (through tid, or its process if that thread is gone), if they still are
+ * repl. */
+static unsigned put_back(struct memio *mem, uint32_t tgid, uint32_t tid, uint64_t mm,
+			 uint64_t addr, const char *repl, const char *orig, uint32_t span)
 {
-	char path[64];
 	int fd, r;
 
 	if (span == 0 || span >= NVM_PATH_READ)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/mem", tgid, tid);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%u/mem", tgid);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-	}
+	fd = memio_fd(mem, tgid, tid, mm);
 	if (fd < 0)
 		return 0; /* the process is gone, and its memory with it */
 	r = memio_swap(fd, addr, repl, orig, span);
-	close(fd);
+	memio_put(mem, fd);
 	return r == 0;
 }
+
+struct sweep {
+	struct memio *mem;
+	unsigned n;
+};
 
 static void put_back_kpatch(const struct nvm_patch_key *key, const struct nvm_patch *p,
 			    void *ctx)
 {
-	unsigned *n = ctx;
+	struct sweep *sw = ctx;
 	__u32 state = NVM_PATCH_STATE(p->word);
 
 	if (state == NVM_PATCH_APPLIED || state == NVM_PATCH_RESTORING)
-		*n += put_back(p->tgid, p->tid, key->addr, p->repl, p->orig, p->span);
+		sw->n += put_back(sw->mem, p->tgid, p->tid, key->mm, key->addr, p->repl, p->orig,
+				  p->span);
 }
 
 /* One look at every patch the agent knew to be in place. A record the
  * agent was writing when it died may be half written: put_back then finds
  * other bytes in memory than its replacement, and writes nothing. */
-static unsigned sweep(const struct patchbook *book, int patches_fd)
+static unsigned sweep(struct memio *mem, const struct patchbook *book, int patches_fd)
 {
-	unsigned n = 0, nrec = book->n < NVM_BOOK_MAX ? book->n : NVM_BOOK_MAX;
+	struct sweep sw = { .mem = mem };
+	unsigned nrec = book->n < NVM_BOOK_MAX ? book->n : NVM_BOOK_MAX;
 
 	for (unsigned i = 0; i < nrec; i++) {
 		const struct patch_rec *r = &book->r[i];
 
 		if (r->live)
-			n += put_back(r->tgid, r->tid, r->addr, r->repl, r->orig, r->span);
+			sw.n += put_back(mem, r->tgid, r->tid, r->mm, r->addr, r->repl, r->orig,
+					 r->span);
 	}
 	if (patches_fd >= 0)
-		kpatch_each(patches_fd, put_back_kpatch, &n);
-	return n;
+		kpatch_each(patches_fd, put_back_kpatch, &sw);
+	return sw.n;
 }
 
 static void sleep_ns(uint64_t ns)
@@ -125,6 +128,7 @@ static void close_others(int a, int b)
 static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_watch *w)
 {
 	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	struct memio *mem;
 	unsigned n;
 	ssize_t got;
 	char c;
@@ -146,10 +150,13 @@ static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_w
 	 * one in the kernel, and a task inside one goes on at its deadline:
 	 * look now, and again once the programs are gone and every wait has
 	 * ended. */
-	n = sweep(w->book, w->patches_fd);
+	mem = memio_new();
+	if (!mem)
+		_exit(1);
+	n = sweep(mem, w->book, w->patches_fd);
 	wait_programs_gone(w, PROGRAMS_GONE_MAX_NS);
 	sleep_ns(w->settle_ns);
-	n += sweep(w->book, w->patches_fd);
+	n += sweep(mem, w->book, w->patches_fd);
 	if (n)
 		nvm_warn("the agent ended without stopping: put back the original bytes of %u "
 			 "rewritten path%s it left", n, n == 1 ? "" : "s");
