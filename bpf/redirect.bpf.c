@@ -697,6 +697,10 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	if (j.outcome == J_JOINED) {
 		count(shared);
 		track(key);
+		/* Threads that keep joining one patch keep it in place with
+		 * no new patch or restore: a fork meanwhile must still see
+		 * the address space as recently patched (nvm_fork). */
+		touch_mm(key->mm);
 		return true;
 	}
 	if (j.outcome == J_GONE)
