@@ -44,7 +44,7 @@ struct nvm_astats {
 	X(matched) X(rewritten) X(shared) X(restored) X(deadline_misses)       \
 	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)                 \
 	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(busy_gave_way)        \
-	X(room_made) X(fork_unwaited) X(agent_failed)                          \
+	X(room_made) X(fork_unwaited) X(fork_missed) X(agent_failed)           \
 	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \

@@ -1141,6 +1141,8 @@ static __noinline void fix_fork_child(__u64 parent_mm, struct task_struct *child
 	make_room(bpf_get_smp_processor_id());
 	if (ask_agent(&rq, 0) == NVM_RES_OK)
 		count(fork_fixups);
+	else
+		count(fork_missed);
 }
 
 SEC("tp_btf/sched_process_fork")

@@ -161,6 +161,9 @@ struct nvm_kstats {
 				* other CPUs' waits having given way */
 	__u64 fork_unwaited;   /* fork repairs deferred even so: the child may
 				* run before it is repaired */
+	__u64 fork_missed;     /* fork repairs not done before the child ran (not
+				* waited for, no slot, or a deadline passed): its
+				* copy may keep a replacement */
 	__u64 agent_failed;    /* the agent answered that it could not patch
 				* (memory changed, or it was stuck in it) */
 	/* in-kernel rewrite */
