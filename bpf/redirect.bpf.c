@@ -697,10 +697,6 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	if (j.outcome == J_JOINED) {
 		count(shared);
 		track(key);
-		/* Threads that keep joining one patch keep it in place with
-		 * no new patch or restore: a fork meanwhile must still see
-		 * the address space as recently patched (nvm_fork). */
-		touch_mm(key->mm);
 		return true;
 	}
 	if (j.outcome == J_GONE)
@@ -1152,8 +1148,12 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!child->mm || (__u64)child->mm == pmm)
 		return 0;
+	/* Threads that keep joining one patch keep it in place with no new
+	 * write or restore to mark the address space recent: while any
+	 * patch is in use, ask (the agent repairs only what its records of
+	 * this address space say). */
 	last = bpf_map_lookup_elem(&mm_recent, &pmm);
-	if (!last || bpf_ktime_get_ns() - *last > NVM_RECENT_NS)
+	if ((!last || bpf_ktime_get_ns() - *last > NVM_RECENT_NS) && !nr_inflight)
 		return 0;
 	fix_fork_child(pmm, child);
 	return 0;
