@@ -22,12 +22,12 @@
  * keeper looks anyway. */
 #define PROGRAMS_GONE_MAX_NS (60ULL * 1000 * 1000 * 1000)
 
-/* The agent's end of the socket is moved up to here (memio_new has grown
- * the fd table past it). A dying process's files are released after all
+/* The agent's end of the socket is moved up to here, inside the fd table
+ * memio_new grew up front (so no growth later). A dying process's files are released after all
  * of them are closed, the last closed, i.e. the highest, first: so the
  * keeper hears of the end before the agent's links are released, which
  * can take seconds (above), not after. */
-#define KEEPER_FD_MIN 1000
+#define KEEPER_FD_MIN (NVM_FD_TABLE_MIN - 24)
 
 /* Writes orig back over the span bytes at addr in the image mm of tgid
  * (through tid, or its process if that thread is gone), if they still are

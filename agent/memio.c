@@ -37,13 +37,12 @@ struct memio {
  * period, and with it the open of a mem file a request needs, lasts until
  * the task stops waiting: the request misses. So the table is grown once
  * here, before any task waits, to room for every file the agent keeps
- * (its maps, the cache, sockets) and more. It never shrinks. */
-#define FD_TABLE_MIN 1024
-
+ * (its maps, the cache, sockets) and more (NVM_FD_TABLE_MIN, memio.h).
+ * It never shrinks. */
 static void reserve_fd_table(void)
 {
 	struct rlimit r;
-	rlim_t want = FD_TABLE_MIN;
+	rlim_t want = NVM_FD_TABLE_MIN;
 	int any, fd;
 
 	if (getrlimit(RLIMIT_NOFILE, &r) == 0) {

@@ -10,6 +10,10 @@
 
 struct memio;
 
+/* memio_new grows the process's fd table to this many files up front
+ * (see memio.c: growing it later could wait on a task waiting in BPF). */
+#define NVM_FD_TABLE_MIN 1024
+
 struct memio *memio_new(void);
 void memio_free(struct memio *m);
 

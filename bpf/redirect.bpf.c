@@ -1152,9 +1152,11 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 	 * write or restore to mark the address space recent: while any
 	 * patch is in use, ask (the agent repairs only what its records of
 	 * this address space say). */
-	last = bpf_map_lookup_elem(&mm_recent, &pmm);
-	if ((!last || bpf_ktime_get_ns() - *last > NVM_RECENT_NS) && !nr_inflight)
-		return 0;
+	if (!nr_inflight) {
+		last = bpf_map_lookup_elem(&mm_recent, &pmm);
+		if (!last || bpf_ktime_get_ns() - *last > NVM_RECENT_NS)
+			return 0;
+	}
 	fix_fork_child(pmm, child);
 	return 0;
 }
