@@ -61,7 +61,7 @@ HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/hel
 .SECONDARY:
 PREFIX   ?= /usr/local
 
-.PHONY: all clean test unit ktest e2e vmtest vmbench arm64-guest bench demo helpers install
+.PHONY: all clean test test-all unit ktest e2e vmtest vmbench arm64-guest bench demo helpers install
 all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
@@ -182,7 +182,14 @@ vmtest: $(OUT)/nvmirage helpers arm64-guest
 vmbench: $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/vm/run.sh $(OUT) bench
 
-test: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers arm64-guest
+# make test on a fresh machine: installs what the tests need first, then
+# builds and runs them in a new make (its flags come from pkg-config, which
+# must find the libraries just installed).
+test:
+	$(Q)tests/deps.sh --test
+	$(Q)$(MAKE) --no-print-directory test-all
+
+test-all: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/run-all.sh $(OUT)
 
 bench: $(OUT)/nvmirage helpers

@@ -27,6 +27,7 @@ void agent_opts_init(struct agent_opts *o)
 	o->clip_cpus = true;
 	o->deadline_ms = 50;
 	o->linger_us = 100000;
+	o->time_scale = 1;
 	o->btf = "/sys/kernel/btf/vmlinux";
 	o->strategy = "auto";
 	o->entry = "auto";
@@ -51,6 +52,8 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o)
 		return 1;
 	case 'L':
 		return cli_parse_uint("--linger-us", arg, 1000000, &o->linger_us) ? -1 : 1;
+	case 'T':
+		return cli_parse_scale("--time-scale", arg, 1000, &o->time_scale) ? -1 : 1;
 	case 'S':
 		if (strcmp(arg, "auto") && strcmp(arg, "in-kernel") && strcmp(arg, "assisted"))
 			return nvm_err_r(-1, "--strategy %s: not a strategy (auto, in-kernel or "
@@ -157,7 +160,7 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 	struct render_opts ro = { .root = o->root, .device_nodes = o->device_nodes,
 				  .clip_cpus = o->clip_cpus, .host = "/" };
 	struct engine_opts eo = { .deadline_ns = (uint64_t)o->deadline_ms * 1000000,
-				  .linger_us = o->linger_us };
+				  .linger_us = o->linger_us, .time_scale = o->time_scale };
 	sigset_t mask;
 	int r;
 

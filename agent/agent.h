@@ -23,6 +23,7 @@ struct agent_opts {
 	bool clip_cpus;
 	unsigned deadline_ms;
 	unsigned linger_us;
+	double time_scale;        /* every deadline and limit times this (default 1) */
 	const char *strategy;     /* "auto" (default), "in-kernel" or "assisted" */
 	const char *entry;        /* "auto" (default), "fentry" or "tp_btf" */
 };
@@ -70,7 +71,8 @@ void agent_opts_init(struct agent_opts *o);
 	{ "linger-us", required_argument, 0, 'L' },          \
 	{ "btf", required_argument, 0, 'B' },                \
 	{ "strategy", required_argument, 0, 'S' },          \
-	{ "entry", required_argument, 0, 'E' }
+	{ "entry", required_argument, 0, 'E' },              \
+	{ "time-scale", required_argument, 0, 'T' }
 #define AGENT_OPTS_HELP                                                              \
 	"  -p, --profile P       a profile name (profiles/P.yaml) or a YAML file\n"       \
 	"  -g, --gpus N          only the first N GPUs of the profile\n"                  \
@@ -84,7 +86,10 @@ void agent_opts_init(struct agent_opts *o);
 	"      --strategy NAME   auto (default: in-kernel where the kernel allows it,\n" \
 	"                        else assisted), in-kernel, or assisted\n"           \
 	"      --entry NAME      auto (default: fentry where it attaches, else\n"    \
-	"                        tp_btf), fentry, or tp_btf\n"
+	"                        tp_btf), fentry, or tp_btf\n"                       \
+	"      --time-scale F    multiply every deadline and time limit by F (1 to\n" \
+	"                        1000, default 1): for emulated machines, tens of\n"  \
+	"                        times slower than the hardware the defaults fit\n"
 
 /* Checks the machine, renders the tree, loads the engine, opens the control
  * socket. Returns 0, or an exit status (2 bad input, 1 failure) after

@@ -19,6 +19,19 @@ int cli_parse_uint(const char *opt, const char *arg, unsigned max, unsigned *out
 	return 0;
 }
 
+int cli_parse_scale(const char *opt, const char *arg, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!*arg || *end || errno || !(v >= 1 && v <= max))
+		return nvm_err_r(-1, "%s: \"%s\" is not a number from 1 to %g", opt, arg, max);
+	*out = v;
+	return 0;
+}
+
 int cli_profile_opt(int opt, const char *arg, struct profile_opts *p)
 {
 	switch (opt) {

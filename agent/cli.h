@@ -24,6 +24,8 @@ struct profile_opts {
 /* Handles one shared option; returns 1 if it was one, 0 if not, -1 on bad value. */
 int cli_profile_opt(int opt, const char *arg, struct profile_opts *p);
 int cli_parse_uint(const char *opt, const char *arg, unsigned max, unsigned *out);
+/* A decimal factor from 1 to max ("2", "37.5"). */
+int cli_parse_scale(const char *opt, const char *arg, double max, double *out);
 
 int cmd_render(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -30,9 +30,36 @@
 /* After a killed agent's programs are gone, the keeper looks again this
  * long after the longest wait in one could have ended. */
 #define KEEPER_MARGIN_NS (50ULL * 1000 * 1000)
+/* A polling thread refreshes agent_poll_until this far ahead, so that a
+ * thread that stops running (preempted, throttled) is soon no longer
+ * counted on; the kernel side rings after all a request still unclaimed
+ * RERING_NS after it was posted, past that horizon. */
+#define POLL_HORIZON_NS (200ULL * 1000)
+#define RERING_NS       (300ULL * 1000)
 
 static uint64_t at_least(uint64_t v, uint64_t min) { return v > min ? v : min; }
 static uint64_t at_most(uint64_t v, uint64_t max) { return v < max ? v : max; }
+
+/* The limits, from their defaults times the time scale: on an emulated
+ * machine everything takes tens of times longer, and limits fit for real
+ * hardware would fail what works. answer_ns, measured here, raises the
+ * answer and stuck limits further on a slow machine. */
+static struct engine_times engine_times(const struct engine_opts *o, uint64_t answer_ns)
+{
+	double f = o->time_scale >= 1 ? o->time_scale : 1;
+	struct engine_times t;
+
+	t.soft = (uint64_t)(f * (double)o->deadline_ns);
+	t.hard = 2 * t.soft;
+	t.answer = at_most(at_least(ANSWER_TIMES * answer_ns, (uint64_t)(f * ANSWER_MIN_NS)), t.hard);
+	t.stuck = at_most(at_least(STUCK_TIMES * answer_ns, (uint64_t)(f * STUCK_MIN_NS)), t.answer);
+	t.recent = (uint64_t)(f * NVM_RECENT_NS);
+	t.rering = (uint64_t)(f * RERING_NS);
+	t.poll_horizon = (uint64_t)(f * POLL_HORIZON_NS);
+	t.settle = t.hard + (uint64_t)(f * KEEPER_MARGIN_NS);
+	t.stale = 2 * t.hard; /* every wait on it has ended by then */
+	return t;
+}
 
 /* Puts path in the rules map with value v, and every shorter '/'-boundary
  * prefix of it as a prefix marker, so the kernel side can stop at the first
@@ -128,7 +155,7 @@ static int map_shared(struct engine *e)
 static int start_keeper(struct engine *e)
 {
 	struct keeper_watch w = { .book = e->book, .patches_fd = e->patches_fd,
-				  .settle_ns = e->skel->rodata->hard_deadline_ns + KEEPER_MARGIN_NS };
+				  .settle_ns = e->times.settle };
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, e->skel->obj) {
@@ -183,13 +210,13 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 		nvm_err("open the BPF object: %s", strerror(errno));
 		goto fail;
 	}
-	e->skel->rodata->soft_deadline_ns = o->deadline_ns;
-	e->skel->rodata->hard_deadline_ns = 2 * o->deadline_ns;
 	e->answer_ns = memio_answer_ns();
-	e->skel->rodata->answer_limit_ns =
-		at_most(at_least(ANSWER_TIMES * e->answer_ns, ANSWER_MIN_NS), 2 * o->deadline_ns);
-	e->stuck_ns = at_most(at_least(STUCK_TIMES * e->answer_ns, STUCK_MIN_NS),
-			      e->skel->rodata->answer_limit_ns);
+	e->times = engine_times(o, e->answer_ns);
+	e->skel->rodata->soft_deadline_ns = e->times.soft;
+	e->skel->rodata->hard_deadline_ns = e->times.hard;
+	e->skel->rodata->answer_limit_ns = e->times.answer;
+	e->skel->rodata->recent_ns = e->times.recent;
+	e->skel->rodata->rering_ns = e->times.rering;
 	e->skel->rodata->agent_tgid = (__u32)getpid();
 	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
 	e->skel->rodata->nr_slots = e->nslots;
@@ -239,17 +266,21 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	if (!e->skel->links.nvm_exec)
 		nvm_warn("attach tp_btf/sched_process_exec: %s (the agent will not wake ahead of "
 			 "new programs' first reads)", strerror(errno));
+	if (o->time_scale > 1)
+		nvm_info("time scale %g (--time-scale): every deadline and limit below is %g "
+			 "times its default", o->time_scale, o->time_scale);
 	nvm_info("attached %s (%s rewrite), tp_btf/sched_process_fork%s; "
 		 "%u request slots; deadline %llu ms to claim, %llu us from claim to answer, "
-		 "%llu ms in all",
+		 "%llu ms in all; fork repairs within %llu ms of a patch",
 		 e->entry.what, o->in_kernel ? "in-kernel" : "assisted",
 		 e->skel->links.nvm_exec ? ", tp_btf/sched_process_exec" : "", e->nslots,
-		 (unsigned long long)(o->deadline_ns / 1000000),
-		 (unsigned long long)(e->skel->rodata->answer_limit_ns / 1000),
-		 (unsigned long long)(2 * o->deadline_ns / 1000000));
+		 (unsigned long long)(e->times.soft / 1000000),
+		 (unsigned long long)(e->times.answer / 1000),
+		 (unsigned long long)(e->times.hard / 1000000),
+		 (unsigned long long)(e->times.recent / 1000000));
 	nvm_info("an answer's memory I/O takes up to %llu us here: a thread inside one "
 		 "process's memory for %llu us counts as stuck there",
-		 (unsigned long long)(e->answer_ns / 1000), (unsigned long long)(e->stuck_ns / 1000));
+		 (unsigned long long)(e->answer_ns / 1000), (unsigned long long)(e->times.stuck / 1000));
 	*out = e;
 	return 0;
 fail:

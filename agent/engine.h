@@ -12,7 +12,9 @@
 struct engine_opts {
 	const struct nvm_rules *rules;
 	const char *root;        /* the tree root the aliases are under */
-	uint64_t deadline_ns;    /* the agent must claim a request by then */
+	uint64_t deadline_ns;    /* the agent must claim a request by then (before
+				  * time_scale) */
+	double time_scale;       /* every deadline and limit times this */
 	unsigned linger_us;      /* a service thread keeps polling this long after work */
 	bool in_kernel;          /* the in-kernel rewrite (see redirect.bpf.c); the
 				  * caller checked that bpf_probe_write_user loads */

@@ -17,6 +17,19 @@
 struct redirect_bpf;
 struct ring_buffer;
 
+/* Every time limit of the engine, in ns: the defaults, which fit real
+ * hardware, times the time scale (see engine_times in engine.c). */
+struct engine_times {
+	uint64_t soft, hard;     /* a request must be claimed, and answered, by then */
+	uint64_t answer;         /* and answered this soon once claimed */
+	uint64_t stuck;          /* a thread inside a process this long is stuck */
+	uint64_t recent;         /* a fork this soon after a patch gets repaired */
+	uint64_t rering;         /* an unrung request rings after this */
+	uint64_t poll_horizon;   /* a poller is counted on this far ahead */
+	uint64_t settle;         /* the keeper's wait for the last program runs */
+	uint64_t stale;          /* the janitor restores what was left this long */
+};
+
 struct service_thread {
 	struct engine *e;
 	pthread_t thread;
@@ -49,7 +62,7 @@ struct engine {
 	struct memio *mem;
 	struct nvm_astats astats;
 	uint64_t answer_ns;              /* an answer's I/O here (memio_answer_ns) */
-	uint64_t stuck_ns;               /* inside a process this long: stuck */
+	struct engine_times times;       /* the limits in force (engine_times) */
 
 	atomic_bool stop;
 	atomic_int poller;               /* index + 1 of the polling thread, 0: none */

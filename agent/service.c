@@ -93,6 +93,37 @@ static void put_rec(struct engine *e, const struct patch_rec *copy, bool retire)
 	book_unlock(e);
 }
 
+/* Ends the kernel side's entry at key, once its bytes are back (or gone
+ * with its process): an in-kernel record stays, RESTORED, for fork children
+ * that copied the replacement (as the kernel side keeps its own); any other
+ * entry is removed. An entry still RESTORING is one the kernel side handed
+ * over (its wait is over): it comes off nr_handed, exactly once, under the
+ * book's lock. The address space is marked recent for nvm_fork. */
+static void end_entry(struct engine *e, const struct nvm_patch_key *key)
+{
+	struct nvm_patch p;
+	bool handed = false, ended;
+	uint64_t now = now_ns();
+
+	book_lock(e);
+	if (bpf_map_lookup_elem(e->patches_fd, key, &p)) {
+		book_unlock(e);
+		return;
+	}
+	handed = NVM_PATCH_STATE(p.word) == NVM_PATCH_RESTORING;
+	if (handed && (p.flags & NVM_PATCH_F_INKERNEL)) {
+		p.word = NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0);
+		p.since = now;
+		ended = !bpf_map_update_elem(e->patches_fd, key, &p, BPF_EXIST);
+	} else {
+		ended = !bpf_map_delete_elem(e->patches_fd, key);
+	}
+	if (ended && handed)
+		__atomic_fetch_sub(&e->skel->bss->nr_handed, 1, __ATOMIC_SEQ_CST);
+	book_unlock(e);
+	bpf_map_update_elem(bpf_map__fd(e->skel->maps.mm_recent), &key->mm, &now, BPF_ANY);
+}
+
 static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 {
 	char cur[NVM_PATH_READ + 1], repl[NVM_PATH_READ];
@@ -262,7 +293,7 @@ static void undo_late(struct engine *e, const struct nvm_slot *s, int fd)
 	if (s->kind == NVM_REQ_PATCH && take_rec(e, s->mm, s->addr, &rec))
 		restore_rec(e, &rec, fd);
 	if (s->kind == NVM_REQ_RESTORE)
-		bpf_map_delete_elem(e->patches_fd, &key);
+		end_entry(e, &key);
 }
 
 /* A poller about to touch a process's memory stops being the poller: it may
@@ -288,7 +319,7 @@ static void resume_polling(struct engine *e, struct service_thread *t, bool was_
 }
 
 /* Whether another thread has been inside address space mm for longer than
- * an answer takes (e->stuck_ns): it sleeps on that process's memory lock,
+ * an answer takes (e->times.stuck): it sleeps on that process's memory lock,
  * and so would this one. Refusing at once keeps this thread for other
  * processes and lets the waiting task go on instead of holding its CPU. */
 static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
@@ -302,7 +333,7 @@ static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 		/* The clock is read after since, which another thread may
 		 * have set a moment ago. */
 		since = atomic_load(&o->io_since);
-		if ((int64_t)(now_ns() - since) > (int64_t)e->stuck_ns)
+		if ((int64_t)(now_ns() - since) > (int64_t)e->times.stuck)
 			return true;
 	}
 	return false;
@@ -370,7 +401,7 @@ static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 	t2 = now_ns();
 	/* Past the kernel side's limit the task has stopped waiting: say
 	 * where the time went (opening the memory file, or the I/O). */
-	if (t2 - t0 > e->skel->rodata->answer_limit_ns)
+	if (t2 - t0 > e->times.answer)
 		nvm_warn("slow answer: %s for pid %u took %llu us (memory file %llu us, then %llu us)",
 			 service_kind_name(req.kind), req.tid, (unsigned long long)(t2 - t0) / 1000,
 			 (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000);
@@ -385,7 +416,7 @@ answer:
 		struct nvm_patch_key key = { .mm = req.mm, .addr = req.addr };
 
 		if (req.kind == NVM_REQ_RESTORE)
-			bpf_map_delete_elem(e->patches_fd, &key);
+			end_entry(e, &key);
 		cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED), NVM_SLOT_WORD(seq + 1, NVM_SLOT_FREE));
 	} else if (!cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED),
 			NVM_SLOT_WORD(seq, NVM_SLOT_DONE)) &&
@@ -461,7 +492,7 @@ static void linger(struct engine *e, struct service_thread *t)
 			break; /* nobody could take over: rest anyway */
 		/* Short, so a thread that stops running (preempted,
 		 * throttled) is soon no longer counted on. */
-		*poll_until = now + 200 * 1000;
+		*poll_until = now + e->times.poll_horizon;
 	}
 	if (atomic_compare_exchange_strong(&e->poller, &me, 0)) {
 		*poll_until = 0;
@@ -644,7 +675,7 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 	int fd;
 
 	if (state == NVM_PATCH_RESTORED) {
-		if (w->all || w->now - p->since > 2 * NVM_RECENT_NS)
+		if (w->all || w->now - p->since > 2 * e->times.recent)
 			bpf_map_delete_elem(e->patches_fd, key);
 		return;
 	}
@@ -654,7 +685,7 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 	if (fd < 0)
 		fd = memio_fd(e->mem, p->tgid, p->tgid, key->mm);
 	if (fd < 0) {
-		bpf_map_delete_elem(e->patches_fd, key); /* the process is gone */
+		end_entry(e, key); /* the process is gone */
 		return;
 	}
 	/* An applied patch of a live process is in use inside a syscall,
@@ -663,7 +694,7 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 		if (p->span < NVM_PATH_READ &&
 		    memio_swap(fd, key->addr, p->repl, p->orig, p->span) == 0)
 			ASTAT_ADD(e, late_restores, 1);
-		bpf_map_delete_elem(e->patches_fd, key);
+		end_entry(e, key);
 	}
 	memio_put(e->mem, fd);
 }
@@ -673,7 +704,7 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
  * restored with it released, a batch at a time. */
 void service_janitor(struct engine *e, bool all)
 {
-	uint64_t now = now_ns(), stale = 2 * 2 * e->opts.deadline_ns;
+	uint64_t now = now_ns(), stale = e->times.stale;
 	struct patch_rec batch[JANITOR_BATCH];
 	unsigned start = 0;
 
@@ -703,7 +734,7 @@ void service_janitor(struct engine *e, bool all)
 		}
 		start = i;
 		if (n == 0)
-			book_expire(e->book, now, 2 * NVM_RECENT_NS);
+			book_expire(e->book, now, 2 * e->times.recent);
 		book_unlock(e);
 		if (n == 0)
 			return;
@@ -717,7 +748,7 @@ void service_janitor(struct engine *e, bool all)
 			else if (fd < 0)
 				put_rec(e, rec, true); /* the process is gone */
 			memio_put(e->mem, fd);
-			bpf_map_delete_elem(e->patches_fd, &key);
+			end_entry(e, &key);
 		}
 	}
 }

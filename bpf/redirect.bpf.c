@@ -38,14 +38,27 @@ const volatile __u64 soft_deadline_ns = 50ULL * 1000 * 1000; /* agent must claim
 const volatile __u64 hard_deadline_ns = 100ULL * 1000 * 1000; /* and finish by then */
 /* and answer this soon once it has claimed (see wait_step) */
 const volatile __u64 answer_limit_ns = 3ULL * 1000 * 1000;
+/* A fork this soon after a patch came or went in its parent gets its copy
+ * repaired (NVM_RECENT_NS, times the agent's time scale). */
+const volatile __u64 recent_ns = NVM_RECENT_NS;
+/* A request not rung because a thread was polling rings after all if
+ * still unclaimed this long after it was posted (past the poller's
+ * horizon) and no thread polls any more. */
+const volatile __u64 rering_ns = 300ULL * 1000;
 const volatile __u32 agent_tgid = 0; /* never hold the agent's own threads */
 const volatile __u32 nr_slots = 1;
 const volatile __u32 nr_cpus_online = 2;
 
 /* Bumped by the agent whenever the target set changes. */
 volatile __u64 targets_gen;
-/* Patches in use: while 0, sys_exit returns at once. */
+/* Tasks inside a syscall that relies on a patch, until its bytes are back
+ * or handed to the agent: while 0, sys_exit returns at once. */
 volatile __s64 nr_inflight;
+/* Restores the kernel side left to the agent (the entry stays RESTORING),
+ * not done yet: the kernel adds one when it hands one over, the agent takes
+ * it off when it ends that entry, so it may be -1 for a moment. While not
+ * 0, a fork may copy replaced bytes. */
+volatile __s64 nr_handed;
 struct nvm_kstats kstats;
 /* Tasks spinning in a wait right now, which CPUs they hold, and until when
  * an agent thread is known to be polling (CLOCK_MONOTONIC ns, refreshed by
@@ -295,8 +308,6 @@ struct wait_ctx {
 	int outcome;
 };
 
-/* Past the poller's horizon (it refreshes agent_poll_until 200 us ahead). */
-#define NVM_RERING_NS (300ULL * 1000)
 
 /* A fork repair is waiting for a CPU (make_room): an unclaimed request
  * gives way, a claimed one is being answered and is waited for. A patch is
@@ -312,6 +323,17 @@ static __always_inline bool give_way(struct wait_ctx *w, __u64 word)
 		return false;
 	w->outcome = W_GAVE_WAY;
 	return true;
+}
+
+/* What a slot becomes when its wait runs out: free again, the agent then
+ * writing nothing (unclaimed) or undoing its write (claimed); but an
+ * unclaimed fork repair is left to the agent (LEFT), which still repairs
+ * the child when it gets to it. */
+static __always_inline __u64 timed_out(struct wait_ctx *w, __u64 word)
+{
+	if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && w->slot->kind == NVM_REQ_FORKFIX)
+		return NVM_SLOT_WORD(w->seq, NVM_SLOT_LEFT);
+	return NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE);
 }
 
 /* One step of the bounded wait on a slot. Returns 1 to stop. */
@@ -348,15 +370,18 @@ static long wait_step(__u64 i, void *data)
 		/* The poller stopped running before it saw this request
 		 * (preempted, throttled): wake the others after all. */
 		if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && w->unrung &&
-		    now > w->soft - soft_deadline_ns + NVM_RERING_NS && now >= agent_poll_until) {
+		    now > w->soft - soft_deadline_ns + rering_ns && now >= agent_poll_until) {
 			w->outcome = W_RERING; /* the caller rings: not in this frame */
 			return 1;
 		}
+		/* A fork repair writes into the child's memory, whose locks
+		 * nobody else holds: it is waited for up to the hard deadline
+		 * (see fix_fork_child). */
 		if (NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED && !w->answer_by)
-			w->answer_by = now + answer_limit_ns < w->hard ? now + answer_limit_ns : w->hard;
+			w->answer_by = w->slot->kind == NVM_REQ_FORKFIX || now + answer_limit_ns > w->hard
+					       ? w->hard : now + answer_limit_ns;
 		if (now > (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING ? w->soft : w->answer_by) &&
-		    __sync_val_compare_and_swap(&w->slot->word, word,
-						NVM_SLOT_WORD(w->seq + 1, NVM_SLOT_FREE)) == word) {
+		    __sync_val_compare_and_swap(&w->slot->word, word, timed_out(w, word)) == word) {
 			w->outcome = W_TIMEOUT;
 			return 1;
 		}
@@ -376,10 +401,12 @@ struct nvm_ask {
 };
 
 /* Reserves a free request slot: this CPU's own first (its thread of the
- * agent is the one that polls it soonest), else the next free one. */
+ * agent is the one that polls it soonest), else the next free one; with
+ * until set, going round again until then (a fork repair waits for a slot
+ * the agent frees). */
 struct reserve_ctx {
 	__u32 first, idx;
-	__u64 word;
+	__u64 until; /* (24 bytes: 6.1 counts it in a stack of at most 512) */
 	struct nvm_slot *slot;
 };
 
@@ -390,17 +417,18 @@ static long reserve_step(__u64 i, void *data)
 	struct nvm_slot *s;
 	__u64 word;
 
-	if (i >= nr_slots)
+	/* Each round over the slots, look at the clock. */
+	if (i >= nr_slots && i % nr_slots == 0 && bpf_ktime_get_ns() > r->until)
 		return 1;
-	idx = (r->first + (__u32)i) % nr_slots;
+	idx = (r->first + (__u32)(i % nr_slots)) % nr_slots;
 	s = bpf_map_lookup_elem(&slots, &idx);
 	if (!s)
 		return 1;
 	word = *(volatile __u64 *)&s->word;
 	if (NVM_SLOT_STATE(word) != NVM_SLOT_FREE)
 		return 0;
-	r->word = NVM_SLOT_WORD(NVM_SLOT_SEQ(word), NVM_SLOT_FILLING);
-	if (__sync_val_compare_and_swap(&s->word, word, r->word) != word)
+	if (__sync_val_compare_and_swap(&s->word, word,
+					NVM_SLOT_WORD(NVM_SLOT_SEQ(word), NVM_SLOT_FILLING)) != word)
 		return 0;
 	r->idx = idx;
 	r->slot = s;
@@ -428,13 +456,15 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 
 	struct reserve_ctx r = { .first = cpu };
 
-	bpf_loop(NVM_MAX_SLOTS, reserve_step, &r, 0);
+	if (rq->kind == NVM_REQ_FORKFIX && spin)
+		r.until = bpf_ktime_get_ns() + soft_deadline_ns;
+	bpf_loop(1 << 20, reserve_step, &r, 0);
 	if (!r.slot) {
 		count(busy_no_slot);
 		goto busy;
 	}
 	s = r.slot;
-	word = r.word; /* FILLING, seq unchanged */
+	word = *(volatile __u64 *)&s->word; /* FILLING: only this task moves it now */
 	s->kind = rq->kind;
 	s->flags = flags;
 	s->tid = rq->tid ? rq->tid : (__u32)id;
@@ -982,6 +1012,8 @@ static __always_inline void release_body(struct nvm_patch_key *key, const bool i
 						NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0)) != word)
 			continue;
 		p->since = bpf_ktime_get_ns(); /* the agent's janitor goes by it */
+		/* A fork while the bytes go back copies them as they are. */
+		touch_mm(key->mm);
 		if (in_kernel && (p->flags & NVM_PATCH_F_INKERNEL) &&
 		    restore_in_kernel(p, key->addr)) {
 			restored(key, p);
@@ -990,10 +1022,13 @@ static __always_inline void release_body(struct nvm_patch_key *key, const bool i
 		struct nvm_ask rq = { .kind = NVM_REQ_RESTORE, .mm = key->mm,
 				      .addr = key->addr };
 
-		if (ask_agent(&rq, 0) == NVM_RES_OK)
+		if (ask_agent(&rq, 0) == NVM_RES_OK) {
 			restored(key, p);
-		/* else the entry stays RESTORING: the agent restores it late
-		 * and removes it. */
+			return;
+		}
+		/* The entry stays RESTORING: the agent restores it late and
+		 * ends it, and takes it off nr_handed then. */
+		__sync_fetch_and_add(&nr_handed, 1);
 		return;
 	}
 }
@@ -1009,7 +1044,9 @@ static __noinline void release_ik(struct nvm_patch_key *key)
 }
 
 /* The patch the syscall ending now relies on, taken off the task: true if
- * there is one. */
+ * there is one. The caller releases it, then calls done_inflight: until
+ * its bytes are back (or handed to the agent), a fork must ask for a
+ * repair (see nvm_fork). */
 static __always_inline bool syscall_patch(struct nvm_patch_key *key)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -1022,8 +1059,12 @@ static __always_inline bool syscall_patch(struct nvm_patch_key *key)
 		return false;
 	*key = *k;
 	bpf_map_delete_elem(&inflight, &tid);
-	__sync_fetch_and_add(&nr_inflight, -1);
 	return true;
+}
+
+static __always_inline void done_inflight(void)
+{
+	__sync_fetch_and_add(&nr_inflight, -1);
 }
 
 /* The same at sys_exit, which every syscall passes. */
@@ -1039,8 +1080,10 @@ static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_ke
 	int BPF_PROG(nvm_sys_exit##suffix, struct pt_regs *regs, long ret)          \
 	{                                                                           \
 		struct nvm_patch_key key;                                           \
-		if (exit_patch(regs, &key))                                         \
+		if (exit_patch(regs, &key)) {                                       \
 			release(&key);                                              \
+			done_inflight();                                            \
+		}                                                                   \
 		return 0;                                                           \
 	}
 NVM_TP_EXIT(, release)
@@ -1066,8 +1109,10 @@ NVM_TP_EXIT(_ik, release_ik)
 	int BPF_PROG(nvm_fx_##v##_##name, struct pt_regs *regs, long ret)           \
 	{                                                                           \
 		struct nvm_patch_key key;                                           \
-		if (syscall_patch(&key))                                            \
+		if (syscall_patch(&key)) {                                          \
 			release(&key);                                              \
+			done_inflight();                                            \
+		}                                                                   \
 		return 0;                                                           \
 	}
 #define NVM_FENTRY(name, arg)                                                       \
@@ -1112,8 +1157,9 @@ static long room_step(__u64 i, void *data)
  * again, and finds the room. */
 static __always_inline void make_room(__u32 cpu)
 {
-	/* A claimed request is answered within answer_limit_ns. */
-	struct room_ctx r = { .until = bpf_ktime_get_ns() + answer_limit_ns };
+	/* A claimed request is answered within answer_limit_ns; an agent
+	 * thread that was asleep needs a moment to run. */
+	struct room_ctx r = { .until = bpf_ktime_get_ns() + soft_deadline_ns };
 
 	if (nr_cpus_online < 2 || spinners + 1 < nr_cpus_online ||
 	    bpf_ktime_get_ns() < agent_poll_until)
@@ -1148,13 +1194,17 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!child->mm || (__u64)child->mm == pmm)
 		return 0;
-	/* Threads that keep joining one patch keep it in place with no new
-	 * write or restore to mark the address space recent: while any
-	 * patch is in use, ask (the agent repairs only what its records of
-	 * this address space say). */
-	if (!nr_inflight) {
+	/* The child copied whatever its parent's memory held when the fork
+	 * copied it. Ask while any patch may be in place anywhere: a task
+	 * relies on one (threads that keep joining one patch keep it in
+	 * place with no new write or restore to mark the address space
+	 * recent), or a restore was handed to the agent; else when a patch
+	 * came or went in the parent lately (a restore after the copy leaves
+	 * the child the replacement). The agent repairs only what its
+	 * records of this address space say. */
+	if (!nr_inflight && !nr_handed) {
 		last = bpf_map_lookup_elem(&mm_recent, &pmm);
-		if (!last || bpf_ktime_get_ns() - *last > NVM_RECENT_NS)
+		if (!last || bpf_ktime_get_ns() - *last > recent_ns)
 			return 0;
 	}
 	fix_fork_child(pmm, child);

@@ -14,7 +14,9 @@
 #define NVM_MAX_RULES  256  /* entries of the aliases map */
 #define NVM_RULE_PREFIX 0xffffffffu /* rules map value: "a rule starts here" */
 #define NVM_RULE_ALIAS  0xfffffffeu /* rules map value: the tree root itself */
-/* A fork shortly after a patch existed in the parent gets its copy fixed. */
+/* A fork shortly after a patch existed in the parent gets its copy fixed
+ * (longer than a fork takes from copying the memory to its tracepoint);
+ * the agent sets the kernel side's recent_ns to this times its time scale. */
 #define NVM_RECENT_NS  (1000ULL * 1000 * 1000)
 
 /* A request slot, one per CPU: a task takes its CPU's slot, or any free one
@@ -29,7 +31,8 @@
  *   CLAIMED -kernel, hard deadline-> FREE(seq+1)   the agent undoes its write
  *   WAITING -kernel-> LEFT -agent-> CLAIMED -agent-> FREE(seq+1)
  * LEFT: the task stopped waiting for an answer it does not need (a restore
- * giving way to a fork repair): the agent serves it as if NOWAIT. */
+ * giving way to a fork repair), or for a fork repair nobody claimed in time:
+ * the agent serves it as if NOWAIT. */
 enum nvm_slot_state {
 	NVM_SLOT_FREE = 0,
 	NVM_SLOT_WAITING = 1,
@@ -163,7 +166,8 @@ struct nvm_kstats {
 				* run before it is repaired */
 	__u64 fork_missed;     /* fork repairs not done before the child ran (not
 				* waited for, no slot, or a deadline passed): its
-				* copy may keep a replacement */
+				* copy may keep a replacement until the agent
+				* gets to the repair */
 	__u64 agent_failed;    /* the agent answered that it could not patch
 				* (memory changed, or it was stuck in it) */
 	/* in-kernel rewrite */

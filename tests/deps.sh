@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs, with apt, the Debian 12 packages nvmirage builds and tests with.
-# Used by `make demo` and .ci/run. Needs root.
+# Used by `make demo` (the build's packages) and `make test` (--test: the
+# tests' too). Needs root when something is missing.
 set -eu
 build="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
        libjson-c-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libnghttp2-dev

@@ -5,7 +5,13 @@
  *   bench wake N SLEEP_US          N x waking a real-time thread asleep in
  *                                  epoll on another CPU, sleeping between:
  *                                  what any wake-up of an idle agent costs
- *                                  here (median/p99/max in us) */
+ *                                  here (median/p99/max in us)
+ *   bench calibrate                what this machine takes for the kind of
+ *                                  work the agent does to answer (opening,
+ *                                  reading and writing a process's memory
+ *                                  file; forks), in ns: the fastest and the
+ *                                  median of 7 rounds. A guest's time scale
+ *                                  is its median over the host's fastest */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +24,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static double now_ns(void)
@@ -106,8 +113,50 @@ static int wake_bench(long n, useconds_t pause)
 	return 0;
 }
 
+/* One round of `bench calibrate`, in ns. */
+static double calibrate_round(void)
+{
+	static char word[64] = "calibrate";
+	double t0 = now_ns();
+
+	for (int i = 0; i < 200; i++) {
+		int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		char buf[sizeof(word)];
+
+		if (fd < 0 || pread(fd, buf, sizeof(buf), (off_t)(uintptr_t)word) != sizeof(buf) ||
+		    pwrite(fd, buf, sizeof(buf), (off_t)(uintptr_t)word) != sizeof(buf))
+			return -1;
+		close(fd);
+	}
+	for (int i = 0; i < 10; i++) {
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c < 0 || waitpid(c, NULL, 0) != c)
+			return -1;
+	}
+	return now_ns() - t0;
+}
+
+static int calibrate(void)
+{
+	double t[7];
+
+	for (int i = 0; i < 7; i++)
+		if ((t[i] = calibrate_round()) < 0) {
+			perror("bench calibrate");
+			return 1;
+		}
+	qsort(t, 7, sizeof(double), cmp);
+	printf("fastest_ns=%.0f\nmedian_ns=%.0f\n", t[0], t[3]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "calibrate"))
+		return calibrate();
 	if (argc == 4 && !strcmp(argv[1], "openclose")) {
 		long n = atol(argv[2]);
 		double t0 = now_ns();
@@ -158,6 +207,6 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "wake"))
 		return wake_bench(atol(argv[2]), (useconds_t)atol(argv[3]));
-	fprintf(stderr, "usage: bench openclose N PATH | getppid N | latency N SLEEP_US PATH | wake N SLEEP_US\n");
+	fprintf(stderr, "usage: bench openclose N PATH | getppid N | latency N SLEEP_US PATH | wake N SLEEP_US | calibrate\n");
 	return 2;
 }

@@ -5,8 +5,12 @@
 #   (1) openat+close of a non-target process, agent running vs not, with
 #       fentry and tp_btf entry points, in-kernel and assisted;
 #   (3) redirected open latency, in-kernel and assisted rewrite, and the
-#       open of the rendered file itself (the redirect's own baseline).
+#       open of the rendered file itself (the redirect's own baseline);
+#   loads: how many reads concurrent readers (threads, forks, execs) leave
+#       unredirected here, each counted by the kernel, and fork repairs
+#       missed: figures of the guest's timing, not checks.
 N=${N:-20000} L=${L:-2000}
+. /timescale.sh
 cg=/sys/fs/cgroup
 T=$cg/nvm-target
 mkdir -p "$T"
@@ -17,7 +21,8 @@ least() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 median_of() { sed -n 's/^median_us=\([0-9.]*\) .*/\1/p'; }
 
 start() {
-	/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm "$@" > /tmp/agent.log 2>&1 &
+	/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm \
+		--time-scale "$time_scale" "$@" > /tmp/agent.log 2>&1 &
 	agent=$!
 	for _ in $(seq 1 600); do
 		grep -q 'ready:' /tmp/agent.log && return 0
@@ -73,4 +78,25 @@ m() { echo "$1" | median_of; }
 echo "bench:   the rendered file itself:           $base"
 echo "bench:   (3) in-kernel redirect ($entry):    $rik  ratio $(ratio "$(m "$rik")" "$(m "$base")"), +$(awk -v a="$(m "$rik")" -v b="$(m "$base")" 'BEGIN { printf "%.1f", a - b }') us ($ikw rewritten in the kernel)"
 echo "bench:   (3) assisted redirect ($entry):     $ras  ratio $(ratio "$(m "$ras")" "$(m "$base")"), +$(awk -v a="$(m "$ras")" -v b="$(m "$base")" 'BEGIN { printf "%.1f", a - b }') us"
+stat_of() {
+	/nvmirage status --root /run/nvm | awk -v want=" $* " 'index(want, " " $1 " ") {s += $2} END {print s + 0}'
+}
+unredirected() { stat_of slot_busy deadline_misses agent_failed; }
+echo "bench: loads, time scale $time_scale; unredirected reads (and the kernel's count of them)"
+for strategy in auto assisted; do
+	start --strategy $strategy
+	for where in literal data; do
+		arg=; [ $where = data ] && arg=data
+		c0=$(unredirected)
+		good=$(in_cgroup "$T" /reader threads 4 50 $arg | sed -n 's/^good=\([0-9]*\) of 200$/\1/p')
+		echo "bench:   $strategy, 4 threads x 50 opens ($where): $((200 - ${good:-0})) of 200 (counted $(($(unredirected) - c0)))"
+		c0=$(unredirected)
+		r=$(in_cgroup "$T" /reader tree 10 $arg)
+		echo "bench:   $strategy, threads + forks + exec ($where): $(echo "$r" | sed -n 's/^tree_missed=//p') of $(echo "$r" | sed -n 's/^tree_reads=//p') (counted $(($(unredirected) - c0))), $(echo "$r" | sed -n 's/^tree_broken=//p') broken"
+		m0=$(stat_of fork_missed) f0=$(stat_of fork_repairs)
+		r=$(in_cgroup "$T" /reader forks 100 $arg)
+		echo "bench:   $strategy, 100 forks while 2 threads open ($where): $(($(stat_of fork_repairs) - f0)) children repaired, $(($(stat_of fork_missed) - m0)) repairs missed, $(echo "$r" | sed -n 's/^forks_broken=//p') broken"
+	done
+	stop
+done
 echo "bench: done"

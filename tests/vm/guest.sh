@@ -7,6 +7,14 @@
 # integrity (assisted, picked by the agent itself). Prints
 # ok:/FAIL: lines and "N passed, N failed" like the host stages; the host
 # script relays them.
+#
+# What a guest proves: each strategy and entry point loads, attaches and
+# redirects on this kernel; lockdown switches the strategy; SIGKILL leaves
+# nothing behind; memory ends as it was (fork children included). How
+# many reads a load leaves unredirected is a figure of the machine's
+# timing, meaningful on the host (its kernel tests and make bench), and
+# for the guests in make vmbench. Every time limit here, the agent's and
+# the tests', is scaled to this guest's speed (timescale.sh).
 pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
@@ -15,6 +23,7 @@ check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: want [$2], got [$3]
 # in_cgroup DIR CMD...: CMD as a process of cgroup DIR
 in_cgroup() { d=$1; shift; sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$d" "$@"; }
 
+. /timescale.sh
 cg=/sys/fs/cgroup
 # nvm.verbose on the kernel command line (NVM_VM_APPEND on the host): the
 # agents log at debug level, with libbpf's messages and verifier logs.
@@ -27,10 +36,18 @@ echo "note: kernel $(uname -r), lockdown $(cat /sys/kernel/security/lockdown 2>/
 stat_of() {
 	/nvmirage status --root /run/nvm | awk -v want=" $* " 'index(want, " " $1 " ") {s += $2} END {print s + 0}'
 }
-check_counted() { # NAME READS MISSED COUNTED-BEFORE
-	c=$(($(stat_of slot_busy deadline_misses agent_failed) - $4))
-	if [ "$3" -le "$c" ] && [ $(($3 * 2)) -le "$2" ]; then ok "$1: $3 of $2 missed, every one counted"
-	else bad "$1: $3 of $2 missed, $c counted"; fi
+# start_agent ARGS...: `nvmirage run` on the target with the guest's time
+# scale and ARGS, in the background (agent=its pid); true once it is ready.
+start_agent() {
+	/nvmirage $verbose run --profile /gb300.yaml --cgroup "$T" --root /run/nvm \
+		--time-scale "$time_scale" "$@" > /tmp/agent.log 2>&1 &
+	agent=$!
+	for _ in $(seq 1 "$(scaled 50)"); do
+		grep -q 'ready:' /tmp/agent.log && return 0
+		kill -0 $agent 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
 }
 
 # suite NAME STRATEGY ENTRY [RUN-OPTIONS...]: starts the agent, checks it
@@ -40,15 +57,9 @@ suite() {
 	name=$1 want=$2 entry=$3
 	shift 3
 	echo "== $name"
-	/nvmirage $verbose run --profile /gb300.yaml --cgroup "$T" --root /run/nvm "$@" > /tmp/agent.log 2>&1 &
-	agent=$!
-	for _ in $(seq 1 600); do
-		grep -q 'ready:' /tmp/agent.log && break
-		kill -0 $agent 2>/dev/null || break
-		sleep 0.2
-	done
-	if grep -q 'ready:' /tmp/agent.log; then ok "$name: agent ready"; else bad "$name: agent ready"; cat /tmp/agent.log; return; fi
+	if start_agent "$@"; then ok "$name: agent ready"; else bad "$name: agent ready"; cat /tmp/agent.log; return; fi
 	check_has "$name: the agent chose $want" "strategy: $want rewrite" "$(cat /tmp/agent.log)"
+	check_has "$name: the agent scales its limits to this guest" "time scale $time_scale (--time-scale)" "$(cat /tmp/agent.log)"
 	echo "note: $name: $(grep -o 'attached [^;]*' /tmp/agent.log); started in $(awk '
 		function t(s) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
 		NR == 1 { first = t($1) } /ready:/ { printf "%.1f s", t($1) - first; exit }' /tmp/agent.log)"
@@ -94,39 +105,24 @@ suite() {
 	check_has "$name: sibling: busybox ls finds nothing" "No such file" "$r"
 	r=$(in_cgroup "$T" /reader raw)
 	check_has "$name: raw syscall(SYS_openat) in the target" "raw=NVRM version" "$r"
-	# Concurrent readers: under emulation timing varies widely, so as on
-	# the host every miss must be counted by the kernel, and most reads
-	# redirected.
-	# The same through a literal, and through a writable global copy
-	# ("data": the page the kernel side can write itself).
+	# Concurrent readers, through a literal and through a writable global
+	# copy ("data": the page the kernel side can write itself): whatever
+	# the timing, every path ends as it began, in the parent and in every
+	# fork child (a child that copied a patch is repaired before it runs).
+	# How many reads went unredirected is make vmbench's figure.
 	for where in literal data; do
 		arg=; [ $where = data ] && arg=data
-		c0=$(stat_of slot_busy deadline_misses agent_failed) ik0=$(stat_of ik_rewritten)
+		ik0=$(stat_of ik_rewritten)
 		r=$(in_cgroup "$T" /reader threads 4 50 $arg)
-		good=$(echo "$r" | sed -n 's/^good=\([0-9]*\) of 200$/\1/p')
-		check_counted "$name: 4 threads x 50 opens ($where)" 200 $((200 - ${good:-0})) "$c0"
-		check_has "$name: 4 threads ($where): paths intact" "good=" "$r"
-		c0=$(stat_of slot_busy deadline_misses agent_failed)
+		check_has "$name: 4 threads x 50 opens ($where): paths intact" "good=" "$r"
 		r=$(in_cgroup "$T" /reader tree 10 $arg)
 		check_has "$name: threads, forks, exec ($where): none broken" "tree_broken=0" "$r"
 		check_has "$name: threads, forks, exec ($where): paths intact in parent and children" "tree_reads=" "$r"
-		check_counted "$name: threads, forks, exec ($where)" "$(echo "$r" | sed -n 's/^tree_reads=//p')" "$(echo "$r" | sed -n 's/^tree_missed=//p')" "$c0"
 		rep0=$(stat_of fork_repairs) unw0=$(stat_of fork_unwaited) room0=$(stat_of room_made)
 		miss0=$(stat_of fork_missed)
 		r=$(in_cgroup "$T" /reader forks 100 $arg)
-		# A repair is waited for only up to the answer limit (an
-		# emulated answer can take longer): a child may then run with
-		# its copy of a patch, and the kernel counts that repair as
-		# missed. Every such child must be counted, and few.
-		broken=$(echo "$r" | sed -n 's/^forks_broken=//p')
-		missed=$(($(stat_of fork_missed) - miss0))
-		if [ -n "$broken" ] && [ "$broken" -le "$missed" ] && [ "$broken" -le 5 ]; then
-			ok "$name: 100 forks while 2 threads open ($where): parent intact; $broken children kept a replacement, $missed repairs counted as missed"
-		else
-			bad "$name: 100 forks while 2 threads open ($where): ${broken:-?} children broken, $missed repairs counted as missed: [$r]"
-		fi
-		rep1=$(stat_of fork_repairs)
-		echo "note: $name: forks ($where): $((rep1 - rep0)) children repaired ($(($(stat_of room_made) - room0)) after other waits gave way, $(($(stat_of fork_unwaited) - unw0)) not waited for), $(echo "$r" | sed -n 's/^forks_opens=//p') opens meanwhile"
+		check_has "$name: 100 forks while 2 threads open ($where): parent and every child intact" "forks_broken=0" "$r"
+		echo "note: $name: forks ($where): $(($(stat_of fork_repairs) - rep0)) children repaired ($(($(stat_of room_made) - room0)) after other waits gave way, $(($(stat_of fork_unwaited) - unw0)) not waited for, $(($(stat_of fork_missed) - miss0)) missed), $(echo "$r" | sed -n 's/^forks_opens=//p') opens meanwhile"
 		ik1=$(stat_of ik_rewritten)
 		if [ "$want" = in-kernel ] && [ $where = data ]; then
 			if [ "$ik1" -gt "$ik0" ]; then ok "$name: data: $((ik1 - ik0)) paths rewritten in the kernel"
@@ -163,15 +159,13 @@ fi
 suite "default" in-kernel $fentry
 # The agent killed while readers loop (in-kernel and through the agent):
 # none hangs, and afterwards the target sees the host's files again.
-/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm > /tmp/agent.log 2>&1 &
-agent=$!
-for _ in $(seq 1 600); do grep -q 'ready:' /tmp/agent.log && break; sleep 0.2; done
+start_agent || bad "agent ready for the SIGKILL check"
 in_cgroup "$T" /reader loop 3000 data > /tmp/r1 2>&1 & r1=$!
 in_cgroup "$T" /reader loop 3000 > /tmp/r2 2>&1 & r2=$!
 sleep 1
 kill -KILL $agent
 wait $agent 2>/dev/null
-( sleep 60; kill -KILL $r1 $r2 2>/dev/null ) & watchdog=$!
+( sleep "$(scaled 10)"; kill -KILL $r1 $r2 2>/dev/null ) & watchdog=$!
 wait $r1; s1=$?
 wait $r2; s2=$?
 kill $watchdog 2>/dev/null
@@ -187,20 +181,17 @@ check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
 # buffer; the open blocks on a FIFO in the tree until a writer comes): the
 # exit program goes with the agent, and its keeper puts the bytes back from
 # the kernel's record of the patch.
-/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm > /tmp/agent.log 2>&1 &
-agent=$!
-for _ in $(seq 1 600); do grep -q 'ready:' /tmp/agent.log && break; sleep 0.2; done
+start_agent || bad "agent ready for the keeper check"
 mkfifo /run/nvm/proc/driver/nvidia/nvm-fifo
 in_cgroup "$T" /reader blocked /proc/driver/nvidia/nvm-fifo > /tmp/blocked 2>&1 &
 rb=$!
-for _ in $(seq 1 100); do grep -q opening= /tmp/blocked && break; sleep 0.1; done
-sleep 1
+for _ in $(seq 1 "$(scaled 50)"); do [ "$(stat_of ik_rewritten)" = 1 ] && break; sleep 0.1; done
 check_eq "agent SIGKILLed while an open holds a path rewritten in the kernel" "1" "$(stat_of ik_rewritten)"
 kill -KILL $agent
 wait $agent 2>/dev/null
-for _ in $(seq 1 150); do grep -q 'put back the original' /tmp/agent.log && break; sleep 0.2; done
+for _ in $(seq 1 "$(scaled 50)"); do grep -q 'put back the original' /tmp/agent.log && break; sleep 0.2; done
 check_has "its keeper puts the bytes back" "put back the original bytes of 1 rewritten path it left" "$(cat /tmp/agent.log)"
-timeout 10 sh -c 'echo hello > /run/nvm/proc/driver/nvidia/nvm-fifo'
+timeout "$(scaled 10)" sh -c 'echo hello > /run/nvm/proc/driver/nvidia/nvm-fifo'
 wait $rb
 check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$(cat /tmp/blocked)"
 rm -rf /run/nvm /run/nvm.sock

@@ -9,7 +9,7 @@ out=${1:-build}
 mode=${2:-test} # or bench (make vmbench): tests/vm/bench.sh instead of the tests
 vm=$out/vm
 cache=$vm/cache
-limit=${NVM_VM_TIMEOUT:-240}
+limit=${NVM_VM_TIMEOUT:-600}
 want=nvm.tests
 if [ "$mode" = bench ]; then limit=${NVM_VM_TIMEOUT:-900} want=nvm.bench; fi
 pass=0 fail=0
@@ -84,6 +84,7 @@ make_initramfs() {
 	cp tests/vm/init "$root/init"
 	cp tests/vm/guest.sh "$root/guest.sh"
 	cp tests/vm/bench.sh "$root/bench.sh"
+	cp tests/vm/timescale.sh "$root/timescale.sh"
 	cp profiles/gb300.yaml "$root/gb300.yaml"
 	for f in nvmirage helpers/reader helpers/bench; do
 		if [ "$arch" = arm64 ]; then copy_with_libs_arm64 "$from/$f" "$root"
@@ -135,7 +136,7 @@ boot() {
 		# shellcheck disable=SC2046
 		timeout "$limit" $(qemu_for "$arch") \
 			-smp 2 -m 1024 -nographic -no-reboot -kernel "$kernel" \
-			-append "console=$console lsm=lockdown,capability,landlock,yama,bpf panic=-1 oops=panic quiet $want ${NVM_VM_APPEND:-}" \
+			-append "console=$console lsm=lockdown,capability,landlock,yama,bpf panic=-1 oops=panic quiet $want nvm.hostcal=$hostcal ${NVM_VM_APPEND:-}" \
 			< /dev/null > "$log" 2>&1
 		rc=$?
 		c=$(crashed "$log")
@@ -168,6 +169,12 @@ done
 # The arm64 build (make ARCH=arm64, which the vmtest target runs first).
 sysroot=$out/arm64/sysroot
 [ -x "$out/arm64/nvmirage" ] || { bad "no arm64 build in $out/arm64 (make ARCH=arm64 OUT=$out/arm64)"; echo "$pass passed, $fail failed"; exit 1; }
+# The host's own speed at the work the agent does, measured now (its
+# fastest round, the least disturbed): each guest measures the same and
+# scales its time limits by the ratio.
+hostcal=$("$out/helpers/bench" calibrate | sed -n 's/^fastest_ns=//p')
+[ -n "$hostcal" ] || { bad "bench calibrate on the host"; echo "$pass passed, $fail failed"; exit 1; }
+echo "note: host calibration: $hostcal ns"
 make_initramfs x86 "$out" /bin/busybox
 if k=$(fetch_kernel linux-image-cloud-amd64); then
 	boot "bookworm 6.1 cloud-amd64" x86 "$k"
