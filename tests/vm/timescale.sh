@@ -10,7 +10,7 @@ guestcal=$(/bench calibrate | sed -n 's/^median_ns=//p')
 # At least 1, rounded up to a tenth.
 time_scale=$(awk -v g="${guestcal:-0}" -v h="${hostcal:-0}" 'BEGIN {
 	s = (h > 0 && g > 0) ? g / h : 1; if (s < 1) s = 1
-	printf "%.1f", int(s * 10 + 0.999) / 10 }')
+	printf "%g", int(s * 10 + 0.999) / 10 }')
 echo "note: time scale $time_scale: calibration $guestcal ns here, $hostcal ns on the host"
 
 # scaled N: N (seconds, or a count of polls) times the time scale, whole.
