@@ -42,21 +42,30 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# Sources are found, not listed: agent/ in its layer folders, one object per
+# source under $(OUT)/agent/<folder>/; each object's header dependencies
+# come from the compiler (-MMD -MP, in .d files next to it).
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.skel.h,$(BPF_SRCS))
-AGENT_SRCS := $(wildcard agent/*.c)
-PROTOS     := $(wildcard agent/*.proto)
-PROTO_SRCS := $(patsubst agent/%.proto,$(OUT)/proto/%.pb-c.c,$(PROTOS))
+BPF_HDRS   := $(shell find bpf -name '*.h')
+AGENT_SRCS := $(shell find agent -name '*.c' | sort)
+PROTOS     := $(shell find agent -name '*.proto')
+PROTO_SRCS := $(patsubst %.proto,$(OUT)/proto/%.pb-c.c,$(notdir $(PROTOS)))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
-AGENT_OBJS := $(patsubst agent/%.c,$(OUT)/agent/%.o,$(AGENT_SRCS)) \
-              $(patsubst $(OUT)/proto/%.c,$(OUT)/agent/%.o,$(PROTO_SRCS))
-LIB_OBJS   := $(filter-out $(OUT)/agent/main.o,$(AGENT_OBJS))
-ASAN_OBJS  := $(patsubst $(OUT)/agent/%.o,$(OUT)/asan/%.o,$(LIB_OBJS))
+PROTO_OBJS := $(PROTO_SRCS:.c=.o)
+AGENT_OBJS := $(patsubst agent/%.c,$(OUT)/agent/%.o,$(AGENT_SRCS)) $(PROTO_OBJS)
+LIB_OBJS   := $(filter-out $(OUT)/agent/cli/main.o,$(AGENT_OBJS))
+ASAN_OBJS  := $(patsubst $(OUT)/%.o,$(OUT)/asan/%.o,$(LIB_OBJS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUT)/unit-asan/%,$(UNIT_SRCS))
 HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/helpers/*.c))
+# Generated headers must exist before the first compile that includes them;
+# afterwards the .d files know who includes what.
+GENERATED  := $(BPF_SKELS) $(PROTO_HDRS)
+DEPFLAGS    = -MMD -MP -MF $(@D)/.$(@F).d
+vpath %.proto $(sort $(dir $(PROTOS)))
 
 .SECONDARY:
 PREFIX   ?= /usr/local
@@ -72,7 +81,7 @@ $(OUT)/libnvidia-ml.so.1: nvml/nvml.c nvml/nvml.h
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden -Invml \
 		-Wl,-soname,libnvidia-ml.so.1 $< -o $@ -lpthread
 
-$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
@@ -83,19 +92,18 @@ $(OUT)/bpf/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # protobuf-c's encoders and decoders for the kubelet API.
-$(OUT)/proto/%.pb-c.c $(OUT)/proto/%.pb-c.h: agent/%.proto
+$(OUT)/proto/%.pb-c.c $(OUT)/proto/%.pb-c.h: %.proto
 	$(call msg,PROTOC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)protoc-c --proto_path=agent --c_out=$(OUT)/proto $<
+	$(Q)protoc-c --proto_path=$(<D) --c_out=$(OUT)/proto $<
 
-$(OUT)/agent/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS) $(PROTO_HDRS) | $(CROSS_DEP)
+$(OUT)/agent/%.o: agent/%.c | $(GENERATED) $(CROSS_DEP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/agent/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS) | $(CROSS_DEP)
+$(OUT)/proto/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS) | $(CROSS_DEP)
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/nvmirage: $(AGENT_OBJS)
@@ -108,25 +116,25 @@ $(OUT)/sysroot/.done: tests/vm/sysroot.sh
 
 # Unit tests: cmocka, linked with the agent's objects, built twice: plain and
 # under AddressSanitizer + UndefinedBehaviorSanitizer.
-$(OUT)/asan/%.o: agent/%.c $(wildcard agent/*.h bpf/*.h) $(BPF_SKELS) $(PROTO_HDRS)
+$(OUT)/asan/agent/%.o: agent/%.c | $(GENERATED)
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) $(DEPFLAGS) -c $< -o $@
+
+$(OUT)/asan/proto/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS)
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -c $< -o $@
 
-$(OUT)/asan/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS)
-	$(call msg,CC-ASAN,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -c $< -o $@
-
-$(OUT)/unit/%: tests/unit/%.c $(LIB_OBJS) tests/unit/unit.h
+$(OUT)/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-$(OUT)/unit-asan/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/unit.h
+$(OUT)/unit-asan/%: tests/unit/%.c $(ASAN_OBJS)
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Itests/unit $< $(ASAN_OBJS) -o $@ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) $(DEPFLAGS) -Itests/unit $< $(ASAN_OBJS) -o $@ $(LDLIBS) -lcmocka
 
 $(OUT)/helpers/%: tests/helpers/%.c
 	$(call msg,CC,$@)
@@ -153,10 +161,10 @@ $(OUT)/helpers/libshim.so: tests/bench/shim.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
 
-$(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS) nvml/nvml.h
+$(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1 \
 	 $(OUT)/helpers/floor
@@ -208,3 +216,5 @@ install: $(OUT)/nvmirage
 clean:
 	$(call msg,CLEAN,$(OUT))
 	$(Q)rm -rf $(OUT)
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "profile/model.h"
 #include "nvml.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 static int passed, failed;
 static void *lib;

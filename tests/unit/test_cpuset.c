@@ -1,6 +1,6 @@
 #include "unit.h"
 
-#include "cpuset.h"
+#include "lib/cpuset.h"
 
 static void parses_and_formats_lists(void **state)
 {

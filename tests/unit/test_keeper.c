@@ -4,7 +4,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "keeper.h"
+#include "engine/keeper.h"
 
 /* The keeper writes into this process's memory, as it would into a
  * target's: these stand for path strings an agent rewrote. */

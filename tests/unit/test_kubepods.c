@@ -1,6 +1,6 @@
 #include "unit.h"
 
-#include "kubepods.h"
+#include "kube/kubepods.h"
 
 #define UID "1a2b3c4d-0000-4000-8000-00000000000a"
 #define UID_ "1a2b3c4d_0000_4000_8000_00000000000a"

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <sys/syscall.h>
 
-#include "memio.h"
+#include "engine/memio.h"
 
 /* The tests read and write this process's own memory through its mem
  * file; distinct fake mm values stand for distinct process images. */

@@ -1,7 +1,7 @@
 #include "unit.h"
 
-#include "log.h"
-#include "profile.h"
+#include "lib/log.h"
+#include "profile/profile.h"
 
 static const char *const shipped[] = { "gb300", "gb200", "b200", "h100", "a100", "l40s", "t4" };
 static const unsigned shipped_gpus[] = { 4, 4, 8, 8, 8, 4, 1 };

@@ -3,10 +3,10 @@
 #include <dirent.h>
 #include <ftw.h>
 
-#include "fsutil.h"
-#include "log.h"
-#include "profile.h"
-#include "render.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "profile/profile.h"
+#include "render/render.h"
 
 static char host[64], roots[64]; /* roots: a prefix, not a directory */
 

@@ -1,8 +1,8 @@
 #include "unit.h"
 
-#include "log.h"
-#include "profile.h"
-#include "rules.h"
+#include "lib/log.h"
+#include "profile/profile.h"
+#include "render/rules.h"
 
 static struct nvm_model model;
 

@@ -1,0 +1,181 @@
+/* nvmirage smi: a small nvidia-smi look-alike on nvmirage's NVML, with the
+ * real tool's output for -L and --query-gpu=...--format=csv. */
+#include <dlfcn.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "lib/log.h"
+#include "nvml.h"
+
+struct nvml {
+	nvmlReturn_t (*init)(void);
+	nvmlReturn_t (*shutdown)(void);
+	nvmlReturn_t (*count)(unsigned int *);
+	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
+	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t *);
+	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*driver)(char *, unsigned int);
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: nvmirage smi -L\n"
+		   "       nvmirage smi --query-gpu=FIELD[,FIELD...] --format=csv[,noheader]\n\n"
+		   "Lists the GPUs NVML reports to this process, as nvidia-smi does, through\n"
+		   "nvmirage's libnvidia-ml.so.1 (next to the binary, else the system's).\n"
+		   "Fields: index, name, uuid, pci.bus_id, memory.total, driver_version.\n");
+}
+
+/* The library next to this binary, so the look-alike uses nvmirage's NVML. */
+static void *open_nvml(void)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 32], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	void *h = NULL;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/libnvidia-ml.so.1", exe);
+			h = dlopen(path, RTLD_NOW);
+		}
+	}
+	return h ? h : dlopen("libnvidia-ml.so.1", RTLD_NOW);
+}
+
+static int bind(void *h, struct nvml *n)
+{
+	*(void **)&n->init = dlsym(h, "nvmlInit_v2");
+	*(void **)&n->shutdown = dlsym(h, "nvmlShutdown");
+	*(void **)&n->count = dlsym(h, "nvmlDeviceGetCount_v2");
+	*(void **)&n->handle = dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
+	*(void **)&n->name = dlsym(h, "nvmlDeviceGetName");
+	*(void **)&n->uuid = dlsym(h, "nvmlDeviceGetUUID");
+	*(void **)&n->pci = dlsym(h, "nvmlDeviceGetPciInfo_v3");
+	*(void **)&n->memory = dlsym(h, "nvmlDeviceGetMemoryInfo");
+	*(void **)&n->driver = dlsym(h, "nvmlSystemGetDriverVersion");
+	return n->init && n->shutdown && n->count && n->handle && n->name && n->uuid &&
+	       n->pci && n->memory && n->driver ? 0 : -1;
+}
+
+static const char *const fields[] = { "index", "name", "uuid", "pci.bus_id", "memory.total",
+				      "driver_version" };
+static const char *const headers[] = { "index", "name", "uuid", "pci.bus_id",
+				       "memory.total [MiB]", "driver_version" };
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static void print_field(struct nvml *n, nvmlDevice_t d, unsigned i, int f, const char *driver)
+{
+	char buf[128] = "[N/A]";
+	nvmlPciInfo_t pci;
+	nvmlMemory_t mem;
+
+	switch (f) {
+	case 0: printf("%u", i); return;
+	case 1: n->name(d, buf, sizeof(buf)); break;
+	case 2: n->uuid(d, buf, sizeof(buf)); break;
+	case 3:
+		if (n->pci(d, &pci) == NVML_SUCCESS)
+			snprintf(buf, sizeof(buf), "%s", pci.busId);
+		break;
+	case 4:
+		if (n->memory(d, &mem) == NVML_SUCCESS)
+			snprintf(buf, sizeof(buf), "%llu MiB", mem.total >> 20);
+		break;
+	default: snprintf(buf, sizeof(buf), "%s", driver);
+	}
+	fputs(buf, stdout);
+}
+
+int cmd_smi(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "list-gpus", no_argument, 0, 'L' },
+		{ "query-gpu", required_argument, 0, 'Q' },
+		{ "format", required_argument, 0, 'F' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	int want[NFIELDS], nwant = 0, c;
+	bool list = false, header = true, csv = false;
+	char query[256] = "", driver[80] = "";
+	struct nvml n;
+	unsigned count;
+	void *h;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "Lh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'L': list = true; break;
+		case 'Q': snprintf(query, sizeof(query), "%s", optarg); break;
+		case 'F':
+			csv = !strcmp(optarg, "csv") || !strcmp(optarg, "csv,noheader");
+			header = !strstr(optarg, "noheader");
+			if (!csv) {
+				nvm_err("smi: --format: only csv and csv,noheader");
+				return NVM_EXIT_USAGE;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return NVM_EXIT_USAGE;
+		}
+	}
+	for (char *tok = strtok(query, ","); tok; tok = strtok(NULL, ",")) {
+		unsigned f = 0;
+
+		while (f < NFIELDS && strcmp(tok, fields[f]))
+			f++;
+		if (f == NFIELDS || nwant == (int)NFIELDS) {
+			nvm_err("smi: --query-gpu: field \"%s\" is not one this look-alike has", tok);
+			return NVM_EXIT_USAGE;
+		}
+		want[nwant++] = (int)f;
+	}
+	if (list == (nwant > 0) || (nwant && !csv)) {
+		usage(stderr);
+		return NVM_EXIT_USAGE;
+	}
+	h = open_nvml();
+	if (!h || bind(h, &n)) {
+		nvm_err("smi: cannot load libnvidia-ml.so.1: %s", dlerror());
+		return NVM_EXIT_FAIL;
+	}
+	if (n.init() != NVML_SUCCESS) {
+		/* nvidia-smi's own words, and its exit status, without a driver. */
+		printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+		       "driver. Make sure that the latest NVIDIA driver is installed and running.\n\n");
+		return 9;
+	}
+	n.count(&count);
+	n.driver(driver, sizeof(driver));
+	if (nwant && header)
+		for (int f = 0; f < nwant; f++)
+			printf("%s%s", headers[want[f]], f + 1 < nwant ? ", " : "\n");
+	for (unsigned i = 0; i < count; i++) {
+		nvmlDevice_t d;
+		char name[96] = "", uuid[96] = "";
+
+		if (n.handle(i, &d) != NVML_SUCCESS)
+			continue;
+		if (list) {
+			n.name(d, name, sizeof(name));
+			n.uuid(d, uuid, sizeof(uuid));
+			printf("GPU %u: %s (UUID: %s)\n", i, name, uuid);
+			continue;
+		}
+		for (int f = 0; f < nwant; f++) {
+			print_field(&n, d, i, want[f], driver);
+			fputs(f + 1 < nwant ? ", " : "\n", stdout);
+		}
+	}
+	n.shutdown();
+	return 0;
+}

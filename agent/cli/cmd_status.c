@@ -1,0 +1,80 @@
+/* nvmirage status: the counters of a running agent, from its control socket. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "daemon/control.h"
+#include "render/render.h"
+#include "lib/log.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: nvmirage status [--root T] [-j]\n\n"
+		   "Prints what the agent whose tree is at T (default %s) has done so far.\n\n"
+		   "  -r, --root T   the agent's tree root (its socket is T.sock)\n"
+		   "  -j, --json     print the status as JSON\n", NVM_DEFAULT_ROOT);
+}
+
+static void print_section(json_object *o, const char *name, const char *title)
+{
+	json_object *sec;
+
+	if (!json_object_object_get_ex(o, name, &sec))
+		return;
+	printf("%s:\n", title);
+	json_object_object_foreach(sec, key, val)
+		printf("  %-16s %s\n", key, json_object_get_string(val));
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, 0, 'r' },
+		{ "json", no_argument, 0, 'j' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	const char *root = NVM_DEFAULT_ROOT;
+	char path[4200], buf[16384];
+	bool json = false;
+	json_object *o, *v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': root = optarg; break;
+		case 'j': json = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return NVM_EXIT_USAGE;
+		}
+	}
+	snprintf(path, sizeof(path), "%s.sock", root);
+	if (control_query(path, buf, sizeof(buf)))
+		return NVM_EXIT_FAIL;
+	if (json) {
+		fputs(buf, stdout);
+		return 0;
+	}
+	o = json_tokener_parse(buf);
+	if (!o) {
+		nvm_err("%s: the agent's answer is not JSON", path);
+		return NVM_EXIT_FAIL;
+	}
+	if (json_object_object_get_ex(o, "pid", &v))
+		printf("agent pid %s", json_object_get_string(v));
+	if (json_object_object_get_ex(o, "profile", &v))
+		printf(", profile %s", json_object_get_string(v));
+	if (json_object_object_get_ex(o, "strategy", &v))
+		printf(", strategy %s", json_object_get_string(v));
+	printf("\n");
+	if (json_object_object_get_ex(o, "targets", &v))
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			printf("target %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+	print_section(o, "kernel", "kernel side");
+	print_section(o, "agent", "agent side");
+	json_object_put(o);
+	return 0;
+}

@@ -1,0 +1,303 @@
+#include "daemon/agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon/cgroups.h"
+#include "daemon/control.h"
+#include "lib/log.h"
+#include "engine/choose.h"
+#include "profile/profile.h"
+#include "render/render.h"
+
+void agent_opts_init(struct agent_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->root = NVM_DEFAULT_ROOT;
+	o->clip_cpus = true;
+	o->deadline_ms = 50;
+	o->linger_us = 100000;
+	o->time_scale = 1;
+	o->btf = "/sys/kernel/btf/vmlinux";
+	o->strategy = "auto";
+	o->entry = "auto";
+}
+
+/* Before touching anything: the things whose absence is the user's to fix. */
+static int check_machine(const struct agent_opts *o)
+{
+	struct stat st;
+
+	if (geteuid() != 0)
+		return nvm_err_r(NVM_EXIT_USAGE, "must run as root (it loads BPF programs and "
+						 "writes to other processes' memory: CAP_BPF, "
+						 "CAP_SYS_ADMIN, CAP_SYS_PTRACE)");
+	if (stat(o->btf, &st))
+		return nvm_err_r(NVM_EXIT_USAGE, "no kernel BTF at %s (%s): this kernel was built "
+						 "without CONFIG_DEBUG_INFO_BTF; nvmirage needs it",
+				 o->btf, strerror(errno));
+	return 0;
+}
+
+/* The strategy and entry points (engine_choose, as `probe` decides them),
+ * logged with why. Returns 0, or NVM_EXIT_USAGE when what was asked for is
+ * not available here. */
+static int choose(struct agent *a)
+{
+	struct probe_result p;
+	struct engine_choice c;
+	char err[320];
+
+	probe_for_choice(&p, a->o.strategy, a->o.entry);
+	if (engine_choose(&p, a->o.strategy, a->o.entry, &c, err, sizeof(err)))
+		return nvm_err_r(NVM_EXIT_USAGE, "%s", err);
+	nvm_info("strategy: %s rewrite (%s", c.strategy, c.strategy_why);
+	nvm_info("entry points: %s (%s", c.fentry ? "fentry/fexit on the path syscalls' functions"
+						  : "tp_btf sys_enter/sys_exit", c.entry_why);
+	a->in_kernel = c.in_kernel;
+	a->fentry = c.fentry;
+	return 0;
+}
+
+static void lock_name_for(const char *root, char *buf, size_t len)
+{
+	char *p;
+
+	snprintf(buf, len, "root%s.lock", root);
+	for (p = buf; *p; p++)
+		if (*p == '/')
+			*p = '_';
+}
+
+int agent_start(struct agent *a, const struct agent_opts *o)
+{
+	struct render_opts ro = { .root = o->root, .device_nodes = o->device_nodes,
+				  .clip_cpus = o->clip_cpus, .host = "/" };
+	struct engine_opts eo = { .deadline_ns = (uint64_t)o->deadline_ms * 1000000,
+				  .linger_us = o->linger_us, .time_scale = o->time_scale };
+	sigset_t mask;
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	a->o = *o;
+	a->root_lock = a->control_fd = a->sig_fd = -1;
+	if ((r = check_machine(o)))
+		return r;
+	if (!o->profile.profile)
+		return nvm_err_r(NVM_EXIT_USAGE, "--profile is required");
+	if (profile_load(o->profile.profile, o->profile.gpus, &a->model))
+		return NVM_EXIT_USAGE;
+
+	/* Signals go to the signalfd, so every thread started later has them
+	 * blocked too. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	a->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+
+	lock_name_for(o->root, a->root_lock_name, sizeof(a->root_lock_name));
+	a->root_lock = state_lock(a->root_lock_name, o->root);
+	if (a->root_lock < 0) {
+		nvm_err("(give another --root to run a second agent)");
+		goto usage;
+	}
+	if (render_tree(&a->model, &ro, &a->rules))
+		goto usage;
+	a->rendered = true;
+	nvm_info("profile %s: %u GPUs (%s), driver %s; tree at %s", a->model.profile_path,
+		 a->model.ngpus, a->model.gpus[0].name, a->model.driver_version, o->root);
+	for (unsigned i = 0; i < a->rules.n; i++)
+		nvm_info("rule %s -> %s", a->rules.r[i].from, a->rules.r[i].alias);
+	if (choose(a))
+		goto usage;
+	eo.in_kernel = a->in_kernel;
+	eo.fentry = a->fentry;
+	eo.rules = &a->rules;
+	eo.root = o->root;
+	if (engine_start(&a->engine, &eo))
+		goto fail;
+	snprintf(a->control_path, sizeof(a->control_path), "%s.sock", o->root);
+	a->control_fd = control_listen(a->control_path);
+	if (a->control_fd < 0)
+		goto fail;
+	return 0;
+usage:
+	agent_stop(a);
+	return NVM_EXIT_USAGE;
+fail:
+	agent_stop(a);
+	return NVM_EXIT_FAIL;
+}
+
+int agent_add_target(struct agent *a, const char *path)
+{
+	struct agent_target *t;
+	char real[4096];
+
+	if (a->ntargets >= NVM_MAX_TARGETS)
+		return nvm_err_r(-1, "at most %d target cgroups", NVM_MAX_TARGETS);
+	t = &a->targets[a->ntargets];
+	if (!realpath(path, real))
+		return nvm_err_r(-1, "cgroup %s: %s", path, strerror(errno));
+	snprintf(t->path, sizeof(t->path), "%s", real);
+	if (cgroup_id(t->path, &t->id))
+		return -1;
+	snprintf(t->lock_name, sizeof(t->lock_name), "cgroup-%llu.lock",
+		 (unsigned long long)t->id);
+	t->lock_fd = state_lock(t->lock_name, t->path);
+	if (t->lock_fd < 0)
+		return -1;
+	if (engine_add_target(a->engine, t->id)) {
+		state_unlock(t->lock_fd, t->lock_name);
+		return -1;
+	}
+	a->ntargets++;
+	nvm_info("target cgroup %s (id %llu) and every cgroup below it", t->path,
+		 (unsigned long long)t->id);
+	return 0;
+}
+
+void agent_remove_target(struct agent *a, const char *path)
+{
+	for (unsigned i = 0; i < a->ntargets; i++) {
+		struct agent_target *t = &a->targets[i];
+
+		if (strcmp(t->path, path))
+			continue;
+		engine_remove_target(a->engine, t->id);
+		state_unlock(t->lock_fd, t->lock_name);
+		*t = a->targets[--a->ntargets];
+		return;
+	}
+}
+
+void agent_remove_targets(struct agent *a)
+{
+	for (unsigned i = 0; i < a->ntargets; i++) {
+		if (a->engine)
+			engine_remove_target(a->engine, a->targets[i].id);
+		state_unlock(a->targets[i].lock_fd, a->targets[i].lock_name);
+	}
+	a->ntargets = 0;
+}
+
+static void answer_status(struct agent *a)
+{
+	int fd = accept4(a->control_fd, NULL, NULL, SOCK_CLOEXEC);
+	struct nvm_kstats k;
+	struct nvm_astats s;
+	json_object *o, *kj, *aj, *tj;
+	const char *text;
+
+	if (fd < 0)
+		return;
+	engine_stats(a->engine, &k, &s);
+	o = json_object_new_object();
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "root", json_object_new_string(a->o.root));
+	json_object_object_add(o, "profile", json_object_new_string(a->model.profile_path));
+	json_object_object_add(o, "gpus", json_object_new_int((int)a->model.ngpus));
+	json_object_object_add(o, "strategy",
+			       json_object_new_string(a->in_kernel ? "in-kernel" : "assisted"));
+	json_object_object_add(o, "entry", json_object_new_string(a->fentry ? "fentry" : "tp_btf"));
+	tj = json_object_new_array();
+	for (unsigned i = 0; i < a->ntargets; i++)
+		json_object_array_add(tj, json_object_new_string(a->targets[i].path));
+	json_object_object_add(o, "targets", tj);
+	kj = json_object_new_object();
+#define K(f) json_object_object_add(kj, #f, json_object_new_uint64(k.f));
+	NVM_KSTATS_FIELDS(K)
+#undef K
+	json_object_object_add(o, "kernel", kj);
+	aj = json_object_new_object();
+#define A(f) json_object_object_add(aj, #f, json_object_new_uint64(s.f));
+	NVM_ASTATS_FIELDS(A)
+#undef A
+	json_object_object_add(o, "agent", aj);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (write(fd, text, strlen(text)) < 0 || write(fd, "\n", 1) < 0)
+		nvm_debug("status client went away");
+	close(fd);
+	json_object_put(o);
+}
+
+void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.fd = a->sig_fd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, a->sig_fd, &ev);
+	ev.data.fd = a->control_fd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, a->control_fd, &ev);
+	ev.data.fd = engine_notes_fd(a->engine);
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	for (;;) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(ep, evs, 4, 100);
+
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.fd == a->sig_fd) {
+				struct signalfd_siginfo si;
+
+				if (read(a->sig_fd, &si, sizeof(si)) == sizeof(si) &&
+				    si.ssi_signo != SIGCHLD) {
+					a->exit_signal = (int)si.ssi_signo;
+					nvm_info("%s: stopping", strsignal((int)si.ssi_signo));
+				}
+			} else if (evs[i].data.fd == a->control_fd) {
+				answer_status(a);
+			}
+		}
+		engine_tick(a->engine);
+		if (a->tick)
+			a->tick(a->tick_ctx);
+		a->last_turn_ms = mono_ms();
+		if ((done && done(ctx)) || (!done && a->exit_signal))
+			break;
+	}
+	close(ep);
+}
+
+void agent_stop(struct agent *a)
+{
+	char line[512];
+
+	agent_remove_targets(a);
+	if (a->engine) {
+		engine_stats_line(a->engine, line, sizeof(line));
+		engine_stop(a->engine);
+		a->engine = NULL;
+		nvm_info("detached; counters: %s", line);
+	}
+	if (a->control_fd >= 0) {
+		close(a->control_fd);
+		unlink(a->control_path);
+		a->control_fd = -1;
+	}
+	if (a->rendered) {
+		render_remove(a->o.root);
+		a->rendered = false;
+	}
+	if (a->root_lock >= 0) {
+		state_unlock(a->root_lock, a->root_lock_name);
+		a->root_lock = -1;
+	}
+	if (a->sig_fd >= 0) {
+		close(a->sig_fd);
+		a->sig_fd = -1;
+	}
+}

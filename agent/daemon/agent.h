@@ -1,0 +1,79 @@
+/* One running agent: the rendered tree, the engine, the targets, the locks
+ * and the control socket. Shared by `run` and `exec`. */
+#ifndef NVM_AGENT_H
+#define NVM_AGENT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "lib/clock.h"
+#include "lib/exit_status.h"
+#include "profile/model.h"
+#include "profile/profile.h"
+#include "render/rules.h"
+
+#define NVM_MAX_TARGETS 64
+
+struct agent_opts {
+	struct profile_opts profile;
+	const char *root;
+	const char *btf;          /* BTF file to check for; default /sys/kernel/btf/vmlinux */
+	bool device_nodes;
+	bool clip_cpus;
+	unsigned deadline_ms;
+	unsigned linger_us;
+	double time_scale;        /* every deadline and limit times this (default 1) */
+	const char *strategy;     /* "auto" (default), "in-kernel" or "assisted" */
+	const char *entry;        /* "auto" (default), "fentry" or "tp_btf" */
+};
+
+struct agent_target {
+	char path[4096];
+	uint64_t id;
+	int lock_fd;
+	char lock_name[64];
+};
+
+struct agent {
+	struct agent_opts o;
+	struct nvm_model model;
+	struct nvm_rules rules;
+	struct engine *engine;
+	bool in_kernel;           /* the strategy chosen */
+	bool fentry;              /* the entry points chosen */
+	int root_lock;
+	char root_lock_name[64];
+	int control_fd;
+	char control_path[4200];
+	int sig_fd;
+	unsigned ntargets;
+	struct agent_target targets[NVM_MAX_TARGETS];
+	bool rendered;
+	int exit_signal;
+	/* Called on every turn of the loop (at least every 100 ms). */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
+	_Atomic long long last_turn_ms; /* for the liveness probe */
+};
+
+/* The defaults: no profile, root NVM_DEFAULT_ROOT, auto strategy and entry. */
+void agent_opts_init(struct agent_opts *o);
+
+/* Checks the machine, renders the tree, loads the engine, opens the control
+ * socket. Returns 0, or an exit status (2 bad input, 1 failure) after
+ * reporting and undoing everything. */
+int agent_start(struct agent *a, const struct agent_opts *o);
+/* Targets a cgroup v2 directory (and every cgroup below it). */
+int agent_add_target(struct agent *a, const char *path);
+/* Stops targeting one cgroup given to agent_add_target. */
+void agent_remove_target(struct agent *a, const char *path);
+void agent_remove_targets(struct agent *a);
+/* Serves until SIGINT/SIGTERM, or until done(ctx) returns true (checked
+ * after every SIGCHLD and tick). */
+void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx);
+/* Detaches everything and removes what start created. */
+void agent_stop(struct agent *a);
+
+#endif

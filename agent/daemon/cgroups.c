@@ -1,0 +1,94 @@
+#include "daemon/cgroups.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "lib/fsutil.h"
+#include "lib/log.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+int cgroup_id(const char *path, uint64_t *id)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (stat(path, &st))
+		return nvm_err_r(-1, "cgroup %s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return nvm_err_r(-1, "cgroup %s: not a directory", path);
+	if (statfs(path, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return nvm_err_r(-1, "cgroup %s: not a cgroup v2 directory (on a hybrid host "
+				     "they are under /sys/fs/cgroup/unified)", path);
+	*id = st.st_ino;
+	return 0;
+}
+
+int cgroup2_mount(char *buf, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	if (!f)
+		return nvm_err_r(-1, "/proc/self/mountinfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], *dash = strstr(line, " - ");
+
+		if (!dash || strncmp(dash, " - cgroup2 ", 11))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1) {
+			snprintf(buf, len, "%s", mnt);
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return nvm_err_r(-1, "no cgroup2 file system is mounted");
+}
+
+int state_lock(const char *name, const char *what)
+{
+	char path[PATH_MAX], holder[32] = "";
+	int fd;
+
+	if (fs_mkdirs(NVM_STATE_DIR))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", NVM_STATE_DIR, name);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return nvm_err_r(-1, "%s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+
+		holder[n > 0 ? n : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		close(fd);
+		return nvm_err_r(-1, "%s is already in use by another nvmirage agent%s%s", what,
+				 holder[0] ? " (pid " : "", holder[0] ? holder : "");
+	}
+	snprintf(holder, sizeof(holder), "%d)\n", getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, holder, strlen(holder), 0) < 0)
+		nvm_warn("%s: %s", path, strerror(errno));
+	return fd;
+}
+
+void state_unlock(int fd, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (fd < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", NVM_STATE_DIR, name);
+	unlink(path);
+	close(fd);
+}

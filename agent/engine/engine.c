@@ -1,0 +1,382 @@
+/* Loading the BPF side: rodata knobs, rules, attach, the shared mappings.
+ * One lifecycle: open, configure, load, attach, serve, detach. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "engine/engine_int.h"
+#include "engine/entry.h"
+#include "lib/log.h"
+#include "lib/realtime.h"
+#include "redirect.skel.h"
+
+/* A claimed request is answered in well under a millisecond on real
+ * hardware, unless the agent sleeps on the process's memory lock. The
+ * waiting task gives up ANSWER_TIMES the time an answer takes here (at
+ * least ANSWER_MIN_NS) after the claim, rather than keep a CPU the lock's
+ * holder may need (see wait_step in redirect.bpf.c); a service thread that
+ * has been inside one process's memory for STUCK_TIMES that (at least
+ * STUCK_MIN_NS) counts as stuck there (see stuck_in in service.c). */
+#define ANSWER_TIMES  100
+#define ANSWER_MIN_NS (3ULL * 1000 * 1000)
+#define STUCK_TIMES   30
+#define STUCK_MIN_NS  (1000ULL * 1000)
+/* After a killed agent's programs are gone, the keeper looks again this
+ * long after the longest wait in one could have ended. */
+#define KEEPER_MARGIN_NS (50ULL * 1000 * 1000)
+/* A polling thread refreshes agent_poll_until this far ahead, so that a
+ * thread that stops running (preempted, throttled) is soon no longer
+ * counted on; the kernel side rings after all a request still unclaimed
+ * RERING_NS after it was posted, past that horizon. */
+#define POLL_HORIZON_NS (200ULL * 1000)
+#define RERING_NS       (300ULL * 1000)
+
+static uint64_t at_least(uint64_t v, uint64_t min) { return v > min ? v : min; }
+static uint64_t at_most(uint64_t v, uint64_t max) { return v < max ? v : max; }
+
+/* The limits, from their defaults times the time scale: on an emulated
+ * machine everything takes tens of times longer, and limits fit for real
+ * hardware would fail what works. answer_ns, measured here, raises the
+ * answer and stuck limits further on a slow machine. */
+static struct engine_times engine_times(const struct engine_opts *o, uint64_t answer_ns)
+{
+	double f = o->time_scale >= 1 ? o->time_scale : 1;
+	struct engine_times t;
+
+	t.soft = (uint64_t)(f * (double)o->deadline_ns);
+	t.hard = 2 * t.soft;
+	t.answer = at_most(at_least(ANSWER_TIMES * answer_ns, (uint64_t)(f * ANSWER_MIN_NS)), t.hard);
+	t.stuck = at_most(at_least(STUCK_TIMES * answer_ns, (uint64_t)(f * STUCK_MIN_NS)), t.answer);
+	t.recent = (uint64_t)(f * NVM_RECENT_NS);
+	t.rering = (uint64_t)(f * RERING_NS);
+	t.poll_horizon = (uint64_t)(f * POLL_HORIZON_NS);
+	t.settle = t.hard + (uint64_t)(f * KEEPER_MARGIN_NS);
+	t.stale = 2 * t.hard; /* every wait on it has ended by then */
+	return t;
+}
+
+/* Puts path in the rules map with value v, and every shorter '/'-boundary
+ * prefix of it as a prefix marker, so the kernel side can stop at the first
+ * component nothing has. */
+static int add_path(int fd, const char *path, __u32 v)
+{
+	size_t len = strlen(path);
+
+	for (size_t j = 2; j <= len; j++) {
+		struct nvm_rule_key k = { 0 };
+		__u32 val = j == len ? v : NVM_RULE_PREFIX, old;
+
+		if (j < len && path[j] != '/')
+			continue;
+		k.len = (__u32)j;
+		memcpy(k.s, path, j);
+		/* A rule (or the root) wins over a prefix marker of the same bytes. */
+		if (val == NVM_RULE_PREFIX && bpf_map_lookup_elem(fd, &k, &old) == 0)
+			continue;
+		if (bpf_map_update_elem(fd, &k, &val, BPF_ANY))
+			return nvm_err_r(-1, "rules map: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static void add_first_char(struct engine *e, unsigned char c)
+{
+	e->skel->bss->first_chars[c >> 5] |= 1u << (c & 31);
+}
+
+/* Every rule, and the tree root (paths already rewritten to an alias). */
+static int load_rules(struct engine *e)
+{
+	int fd = bpf_map__fd(e->skel->maps.rules);
+
+	add_first_char(e, '/');
+	add_first_char(e, (unsigned char)e->opts.root[1]);
+	for (unsigned i = 0; i < e->rules.n; i++) {
+		add_first_char(e, (unsigned char)e->rules.r[i].from[1]);
+		if (add_path(fd, e->rules.r[i].from, i))
+			return -1;
+	}
+	return add_path(fd, e->opts.root, NVM_RULE_ALIAS);
+}
+
+/* Each rule's replacements for the in-kernel rewrite (see struct nvm_alias). */
+static int load_aliases(struct engine *e)
+{
+	int fd = bpf_map__fd(e->skel->maps.aliases);
+
+	if (e->rules.n > NVM_MAX_RULES)
+		return nvm_err_r(-1, "%u rules; the in-kernel rewrite handles at most %d",
+				 e->rules.n, NVM_MAX_RULES);
+	for (__u32 i = 0; i < e->rules.n; i++) {
+		const struct nvm_rule *r = &e->rules.r[i];
+		struct nvm_alias a = { 0 };
+
+		for (int v = 0; v < 2; v++) {
+			a.need[v] = rules_replacement_len(r, v);
+			if (rules_replacement(r, NVM_ALIAS_END, v, a.tail[v]))
+				return nvm_err_r(-1, "rule %s: alias %s too long", r->from, r->alias);
+		}
+		if (bpf_map_update_elem(fd, &i, &a, BPF_ANY))
+			return nvm_err_r(-1, "aliases map: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* Attaches prog into *link; names it in the error. */
+static int attach(struct bpf_program *prog, struct bpf_link **link, const char *what)
+{
+	*link = bpf_program__attach(prog);
+	if (!*link)
+		return nvm_err_r(-1, "attach %s: %s", what, strerror(errno));
+	return 0;
+}
+
+static int map_shared(struct engine *e)
+{
+	size_t slots_len = (size_t)bpf_map__max_entries(e->skel->maps.slots) * sizeof(struct nvm_slot);
+	void *p;
+
+	slots_len = (slots_len + e->page - 1) / e->page * e->page;
+	p = mmap(NULL, slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(e->skel->maps.slots), 0);
+	if (p == MAP_FAILED)
+		return nvm_err_r(-1, "mmap the request slots: %s", strerror(errno));
+	e->slots = p;
+	return 0;
+}
+
+/* Forked while this process has one thread, before the service's. */
+static int start_keeper(struct engine *e)
+{
+	struct keeper_watch w = { .book = e->book, .patches_fd = e->patches_fd,
+				  .settle_ns = e->times.settle };
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, e->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && w.nprogs < NVM_KEEPER_PROGS &&
+		    !bpf_obj_get_info_by_fd(fd, &info, &len))
+			w.prog_ids[w.nprogs++] = info.id;
+	}
+	return keeper_start(&e->keeper, &w);
+}
+
+static int on_note(void *ctx, void *data, size_t len)
+{
+	struct engine *e = ctx;
+	const struct nvm_note *n = data;
+	(void)e;
+	if (len < sizeof(*n) || n->type != NVM_NOTE_MISS)
+		return 0;
+	nvm_warn("deadline passed: %s for pid %u (tgid %u) at 0x%llx; the syscall went on "
+		 "unredirected (slot was %s)", service_kind_name(n->kind), n->tid, n->tgid,
+		 (unsigned long long)n->addr,
+		 n->slot_state == NVM_SLOT_CLAIMED ? "claimed by the agent" : "not claimed");
+	return 0;
+}
+
+int engine_start(struct engine **out, const struct engine_opts *o)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	int ncpu = libbpf_num_possible_cpus(), err, bell_template = -1;
+
+	if (!e)
+		return nvm_err_r(-1, "out of memory");
+	e->opts = *o;
+	e->rules = *o->rules;
+	realtime_mutex_init(&e->lock); /* the book of patches */
+	e->book = book_new_shared();
+	e->mem = memio_new();
+	if (!e->book || !e->mem) {
+		nvm_err("out of memory");
+		goto fail;
+	}
+	if (ncpu <= 0 || ncpu > NVM_MAX_SLOTS) {
+		nvm_err("%d possible CPUs; this build handles 1 to %d", ncpu, NVM_MAX_SLOTS);
+		goto fail;
+	}
+	e->nslots = (unsigned)ncpu;
+	e->skel = redirect_bpf__open();
+	if (!e->skel) {
+		nvm_err("open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	e->answer_ns = memio_answer_ns();
+	e->times = engine_times(o, e->answer_ns);
+	e->skel->rodata->soft_deadline_ns = e->times.soft;
+	e->skel->rodata->hard_deadline_ns = e->times.hard;
+	e->skel->rodata->answer_limit_ns = e->times.answer;
+	e->skel->rodata->recent_ns = e->times.recent;
+	e->skel->rodata->rering_ns = e->times.rering;
+	e->skel->rodata->agent_tgid = (__u32)getpid();
+	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
+	e->skel->rodata->nr_slots = e->nslots;
+	e->page = (size_t)sysconf(_SC_PAGESIZE);
+	bell_template = doorbell_template(e->page);
+	if (bell_template < 0)
+		goto fail;
+	if (bpf_map__set_inner_map_fd(e->skel->maps.bells, bell_template)) {
+		nvm_err("doorbell template: %s", strerror(errno));
+		goto fail;
+	}
+	e->skel->rodata->nr_cpus_online = (__u32)sysconf(_SC_NPROCESSORS_ONLN);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		nvm_warn("1 CPU online: a task waiting for a rewrite would hold the only CPU "
+			 "the agent could use; redirects will mostly miss");
+	err = redirect_bpf__load(e->skel);
+	close(bell_template);
+	bell_template = -1;
+	if (err) {
+		nvm_err("the kernel refused the BPF programs: %s (run with -v for the "
+			"verifier log)", strerror(-err));
+		goto fail;
+	}
+	e->patches_fd = bpf_map__fd(e->skel->maps.patches);
+	if (load_rules(e) || load_aliases(e) || map_shared(e))
+		goto fail;
+	if (start_keeper(e))
+		goto fail;
+	e->notes = ring_buffer__new(bpf_map__fd(e->skel->maps.notes), on_note, e, NULL);
+	if (!e->notes) {
+		nvm_err("notes ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	/* The service must answer before the first request can come. */
+	if (service_start(e))
+		goto fail;
+	if (attach(e->skel->progs.nvm_fork, &e->skel->links.nvm_fork,
+		   "tp_btf/sched_process_fork"))
+		goto fail;
+	/* The exit programs are attached first, and stay until the end:
+	 * attaching one while a task waits in an entry program would wait
+	 * for that task's RCU read section, i.e. past its deadline. */
+	if (entry_attach(e->skel->obj, &e->entry))
+		goto fail;
+	/* Only wakes the agent: a refusal costs that head start, nothing else. */
+	e->skel->links.nvm_exec = bpf_program__attach(e->skel->progs.nvm_exec);
+	if (!e->skel->links.nvm_exec)
+		nvm_warn("attach tp_btf/sched_process_exec: %s (the agent will not wake ahead of "
+			 "new programs' first reads)", strerror(errno));
+	if (o->time_scale > 1)
+		nvm_info("time scale %g (--time-scale): every deadline and limit below is %g "
+			 "times its default", o->time_scale, o->time_scale);
+	nvm_info("attached %s (%s rewrite), tp_btf/sched_process_fork%s; "
+		 "%u request slots; deadline %llu ms to claim, %llu us from claim to answer, "
+		 "%llu ms in all; fork repairs within %llu ms of a patch",
+		 e->entry.what, o->in_kernel ? "in-kernel" : "assisted",
+		 e->skel->links.nvm_exec ? ", tp_btf/sched_process_exec" : "", e->nslots,
+		 (unsigned long long)(e->times.soft / 1000000),
+		 (unsigned long long)(e->times.answer / 1000),
+		 (unsigned long long)(e->times.hard / 1000000),
+		 (unsigned long long)(e->times.recent / 1000000));
+	nvm_info("an answer's memory I/O takes up to %llu us here: a thread inside one "
+		 "process's memory for %llu us counts as stuck there",
+		 (unsigned long long)(e->answer_ns / 1000), (unsigned long long)(e->times.stuck / 1000));
+	*out = e;
+	return 0;
+fail:
+	if (bell_template >= 0)
+		close(bell_template);
+	engine_stop(e);
+	return -1;
+}
+
+int engine_add_target(struct engine *e, uint64_t id)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(e->skel->maps.targets), &id, &one, BPF_ANY))
+		return nvm_err_r(-1, "targets map: %s", strerror(errno));
+	__atomic_add_fetch(&e->skel->bss->targets_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int engine_remove_target(struct engine *e, uint64_t id)
+{
+	bpf_map_delete_elem(bpf_map__fd(e->skel->maps.targets), &id);
+	__atomic_add_fetch(&e->skel->bss->targets_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int engine_notes_fd(struct engine *e)
+{
+	return ring_buffer__epoll_fd(e->notes);
+}
+
+void engine_tick(struct engine *e)
+{
+	ring_buffer__consume(e->notes);
+	service_janitor(e, false);
+}
+
+void engine_stats(struct engine *e, struct nvm_kstats *k, struct nvm_astats *a)
+{
+	*k = e->skel->bss->kstats;
+#define LOAD(f) a->f = __atomic_load_n(&e->astats.f, __ATOMIC_RELAXED);
+	NVM_ASTATS_FIELDS(LOAD)
+#undef LOAD
+}
+
+void engine_stats_line(struct engine *e, char *buf, unsigned len)
+{
+	struct nvm_kstats k;
+	struct nvm_astats a;
+	const char *sep = "";
+	size_t off = 0;
+
+	engine_stats(e, &k, &a);
+	buf[0] = '\0';
+#define LINE(v, f)                                                               \
+	if (off < len) {                                                         \
+		off += (size_t)snprintf(buf + off, len - off, "%s" #f " %llu", sep,  \
+					(unsigned long long)v.f);                \
+		sep = ", ";                                                      \
+	}
+#define K(f) LINE(k, f)
+#define A(f) LINE(a, f)
+	NVM_KSTATS_FIELDS(K)
+	sep = "; agent: ";
+	NVM_ASTATS_FIELDS(A)
+#undef K
+#undef A
+#undef LINE
+}
+
+void engine_stop(struct engine *e)
+{
+	if (!e)
+		return;
+	/* Detach while the service still answers: destroying a link waits for
+	 * the programs running on it, which may be waiting for an answer.
+	 * Entry first (no new patches), exit last (the ones in flight are
+	 * restored), then the service; the janitor restores anything left. */
+	if (e->skel) {
+		entry_detach_enter(&e->entry);
+		bpf_link__destroy(e->skel->links.nvm_fork);
+		e->skel->links.nvm_fork = NULL;
+		entry_detach_exit(&e->entry);
+	}
+	if (e->threads)
+		service_stop(e);
+	if (e->skel)
+		service_janitor(e, true);
+	keeper_stop(&e->keeper); /* everything is back */
+	if (e->notes)
+		ring_buffer__free(e->notes);
+	if (e->slots)
+		munmap(e->slots, ((size_t)NVM_MAX_SLOTS * sizeof(struct nvm_slot) + e->page - 1) /
+					 e->page * e->page);
+	redirect_bpf__destroy(e->skel);
+	memio_free(e->mem);
+	book_free_shared(e->book);
+	free(e);
+}

@@ -1,0 +1,73 @@
+/* The redirect engine: the BPF programs, their maps, and the patch service
+ * that answers their requests. */
+#ifndef NVM_ENGINE_H
+#define NVM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "redirect.h"
+#include "render/rules.h"
+
+struct engine_opts {
+	const struct nvm_rules *rules;
+	const char *root;        /* the tree root the aliases are under */
+	uint64_t deadline_ns;    /* the agent must claim a request by then (before
+				  * time_scale) */
+	double time_scale;       /* every deadline and limit times this */
+	unsigned linger_us;      /* a service thread keeps polling this long after work */
+	bool in_kernel;          /* the in-kernel rewrite (see redirect.bpf.c); the
+				  * caller checked that bpf_probe_write_user loads */
+	bool fentry;             /* fentry/fexit entry points instead of tp_btf;
+				  * the caller checked that they attach */
+};
+
+/* What the agent itself counts, beside the kernel side's nvm_kstats. */
+struct nvm_astats {
+	uint64_t requests;       /* requests claimed */
+	uint64_t patched;        /* paths rewritten */
+	uint64_t restored;       /* original bytes written back */
+	uint64_t nomatch;        /* unread paths that matched no rule */
+	uint64_t late;           /* answers after the kernel had given up (undone) */
+	uint64_t late_restores;  /* patches restored by the janitor */
+	uint64_t fork_repairs;   /* bytes repaired in fork children */
+	uint64_t errors;         /* memory not as expected, or I/O failures */
+	uint64_t stuck_refused;  /* refused at once: another thread was stuck
+				  * inside that process's memory */
+	uint64_t claim_us_max;   /* longest a request waited to be claimed */
+	uint64_t claim_us_total; /* summed, for the mean over requests */
+	uint64_t answer_us_max;  /* longest from claim to answer: the agent's own
+				  * memory I/O, asleep on the process's locks */
+	uint64_t realtime_threads; /* service threads running SCHED_FIFO */
+};
+
+/* The counters by name, for every place that prints them. */
+#define NVM_KSTATS_FIELDS(X)                                                   \
+	X(matched) X(rewritten) X(shared) X(restored) X(deadline_misses)       \
+	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)                 \
+	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(busy_gave_way)        \
+	X(room_made) X(fork_unwaited) X(fork_missed) X(agent_failed)           \
+	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed)
+#define NVM_ASTATS_FIELDS(X)                                                   \
+	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
+	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \
+	X(realtime_threads)
+
+struct engine;
+
+/* Loads and attaches everything and starts the service threads. Returns 0 or
+ * -1 (reported, with what the kernel refused). */
+int engine_start(struct engine **out, const struct engine_opts *o);
+int engine_add_target(struct engine *e, uint64_t cgroup_id);
+int engine_remove_target(struct engine *e, uint64_t cgroup_id);
+/* Periodic work for the main thread: late restores, log notes. */
+void engine_tick(struct engine *e);
+/* An fd that becomes readable when the kernel side left notes. */
+int engine_notes_fd(struct engine *e);
+void engine_stats(struct engine *e, struct nvm_kstats *k, struct nvm_astats *a);
+/* Human-readable line of all counters. */
+void engine_stats_line(struct engine *e, char *buf, unsigned len);
+/* Stops the threads, detaches the programs, frees the maps. */
+void engine_stop(struct engine *e);
+
+#endif

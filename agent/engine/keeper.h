@@ -1,0 +1,44 @@
+/* The keeper: a small process forked when the engine starts, which puts
+ * back the bytes of the patches a killed agent left in place.
+ *
+ * A task's path bytes are rewritten for the length of one syscall. If the
+ * agent is killed (SIGKILL, the OOM killer) while one is rewritten, nothing
+ * of it is left to put the original back: its programs detach with its
+ * files, and the string stays rewritten in that process for good. The
+ * keeper sees the agent's end (its socket from the agent reads end of file),
+ * and then writes the original bytes back wherever the replacement still
+ * stands, from the agent's book (shared memory) and, for patches written in
+ * the kernel, the patches map. A clean stop tells it there is nothing to
+ * do. */
+#ifndef NVM_KEEPER_H
+#define NVM_KEEPER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine/patchbook.h"
+
+struct keeper {
+	pid_t pid; /* 0: not started */
+	int fd;    /* the agent's end of the socket */
+};
+
+#define NVM_KEEPER_PROGS 128
+
+/* What the keeper looks after. */
+struct keeper_watch {
+	const struct patchbook *book; /* a book_new_shared one */
+	int patches_fd;               /* the patches map, or -1 */
+	/* The agent's programs: an entry program may still write a patch in
+	 * the kernel until it is detached, i.e. gone. */
+	uint32_t prog_ids[NVM_KEEPER_PROGS];
+	unsigned nprogs;
+	uint64_t settle_ns; /* the longest a task waits inside a program */
+};
+
+/* Forks the keeper. Call while the process has one thread. */
+int keeper_start(struct keeper *k, const struct keeper_watch *w);
+/* A clean stop: every patch is back; the keeper exits and is reaped. */
+void keeper_stop(struct keeper *k);
+
+#endif

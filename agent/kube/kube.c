@@ -1,0 +1,191 @@
+#include "kube/kube.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "kube/kubepods.h"
+#include "lib/log.h"
+#include "kube/mntns.h"
+#include "kube/podresources.h"
+
+#define LIST_TIMEOUT_MS 2000
+/* After a change under kubepods: wait this long for the pod's cgroups and
+ * processes to appear before listing. */
+#define SETTLE_MS 100
+
+void kube_opts_init(struct kube_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->socket = KUBE_DEFAULT_SOCKET;
+	o->pod_logs = KUBE_DEFAULT_POD_LOGS;
+	o->poll_ms = 2000;
+	o->bind_tree = true;
+}
+
+/* Watches what changes when pods come and go (inotify_add_watch of a path
+ * already watched is a no-op, so this is called on every sync). */
+static void watch_kubepods(struct kube *k)
+{
+	char dirs[8][4096];
+	unsigned n = kubepods_parents(k->o.cgroup_root, dirs, 8);
+
+	for (unsigned i = 0; i < n; i++)
+		inotify_add_watch(k->inotify_fd, dirs[i], IN_CREATE | IN_DELETE | IN_ONLYDIR);
+	inotify_add_watch(k->inotify_fd, k->o.pod_logs, IN_CREATE | IN_DELETE | IN_ONLYDIR);
+}
+
+int kube_start(struct kube *k, struct agent *a, const struct kube_opts *o)
+{
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	k->o = *o;
+	k->a = a;
+	k->kubelet_up = -1;
+	if (!k->o.nres)
+		k->o.resources[k->o.nres++] = KUBE_DEFAULT_RESOURCE;
+	if (stat(k->o.cgroup_root, &st) || !S_ISDIR(st.st_mode))
+		return nvm_err_r(-1, "--cgroup-root %s: not a directory", k->o.cgroup_root);
+	k->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (k->inotify_fd < 0)
+		return nvm_err_r(-1, "inotify: %s", strerror(errno));
+	watch_kubepods(k);
+	nvm_info("kubernetes: pods holding %s%s%s from %s, every %u ms and on changes under "
+		 "%s/kubepods; pod UIDs from %s", k->o.resources[0], k->o.nres > 1 ? " (and " : "",
+		 k->o.nres > 1 ? "more)" : "", k->o.socket, k->o.poll_ms, k->o.cgroup_root,
+		 k->o.pod_logs);
+	return 0;
+}
+
+static struct kube_pod_target *find_pod(struct kube *k, const char *cgroup)
+{
+	for (unsigned i = 0; i < k->npods; i++)
+		if (!strcmp(k->pods[i].cgroup, cgroup))
+			return &k->pods[i];
+	return NULL;
+}
+
+static void drop_pod(struct kube *k, unsigned i, const char *why)
+{
+	nvm_info("pod %s %s: cgroup %s is no longer a target", k->pods[i].key, why,
+		 k->pods[i].cgroup);
+	agent_remove_target(k->a, k->pods[i].cgroup);
+	k->pods[i] = k->pods[--k->npods];
+}
+
+static void kubelet_failed(struct kube *k, const char *err)
+{
+	if (k->kubelet_up != 0 || strcmp(err, k->last_err))
+		nvm_warn("kubelet (%s): %s; keeping the %u current targets, retrying every %u ms",
+			 k->o.socket, err, k->npods, k->o.poll_ms);
+	snprintf(k->last_err, sizeof(k->last_err), "%s", err);
+	k->kubelet_up = 0;
+}
+
+/* Makes the targets the pods listed now, as far as their cgroups exist. */
+static void sync_targets(struct kube *k, const struct gpu_pods *pods)
+{
+	char seen[NVM_MAX_TARGETS] = { 0 };
+
+	for (unsigned i = 0; i < pods->n; i++) {
+		const struct gpu_pod *p = &pods->p[i];
+		char uid[KUBE_UID_LEN + 1], cg[4096];
+		struct kube_pod_target *t;
+
+		if (kubepods_uid(k->o.pod_logs, p->ns, p->name, uid) ||
+		    kubepods_cgroup(k->o.cgroup_root, uid, cg, sizeof(cg))) {
+			nvm_debug("pod %s/%s: no pod cgroup yet", p->ns, p->name);
+			continue;
+		}
+		t = find_pod(k, cg);
+		if (!t) {
+			char real[4096];
+
+			if (realpath(cg, real))
+				t = find_pod(k, real);
+		}
+		if (!t) {
+			if (k->npods >= NVM_MAX_TARGETS || agent_add_target(k->a, cg))
+				continue;
+			t = &k->pods[k->npods++];
+			memset(t, 0, sizeof(*t));
+			snprintf(t->key, sizeof(t->key), "%s/%s", p->ns, p->name);
+			/* As the agent keeps it (resolved), to remove it by. */
+			snprintf(t->cgroup, sizeof(t->cgroup), "%s",
+				 k->a->targets[k->a->ntargets - 1].path);
+			nvm_info("pod %s (uid %s) holds %u devices: target", t->key, uid, p->devices);
+			/* New containers of the pod: bind the tree soon. */
+			inotify_add_watch(k->inotify_fd, cg, IN_CREATE | IN_ONLYDIR);
+		}
+		seen[t - k->pods] = 1;
+	}
+	for (unsigned i = k->npods; i-- > 0;)
+		if (!seen[i])
+			drop_pod(k, i, "holds no GPU any more (or ended)");
+}
+
+static void sync_once(struct kube *k)
+{
+	struct gpu_pods pods;
+	char err[512];
+
+	watch_kubepods(k);
+	if (podresources_gpu_pods(k->o.socket, k->o.resources, k->o.nres, LIST_TIMEOUT_MS, &pods,
+				  err, sizeof(err))) {
+		kubelet_failed(k, err);
+		return;
+	}
+	if (k->kubelet_up != 1)
+		nvm_info("kubelet (%s) answers: %u pods hold GPUs", k->o.socket, pods.n);
+	k->kubelet_up = 1;
+	k->last_err[0] = '\0';
+	sync_targets(k, &pods);
+	gpu_pods_free(&pods);
+}
+
+static void bind_trees(struct kube *k)
+{
+	for (unsigned i = 0; i < k->npods; i++)
+		mntns_bind_cgroup(k->pods[i].cgroup, k->a->o.root);
+}
+
+void kube_tick(void *arg)
+{
+	struct kube *k = arg;
+	char buf[4096];
+	long long now = mono_ms();
+	bool changed = false;
+
+	while (read(k->inotify_fd, buf, sizeof(buf)) > 0)
+		changed = true;
+	if (changed && k->next_poll_ms > now + SETTLE_MS)
+		k->next_poll_ms = now + SETTLE_MS;
+	if (now >= k->next_poll_ms) {
+		k->next_poll_ms = now + k->o.poll_ms;
+		sync_once(k);
+		if (k->o.bind_tree)
+			bind_trees(k);
+	}
+	/* Pods whose cgroup went away (the kubelet removes it after the pod
+	 * ends, maybe before it stops listing the pod). */
+	for (unsigned i = k->npods; i-- > 0;) {
+		struct stat st;
+
+		if (stat(k->pods[i].cgroup, &st))
+			drop_pod(k, i, "ended");
+	}
+}
+
+void kube_stop(struct kube *k)
+{
+	if (k->inotify_fd > 0)
+		close(k->inotify_fd);
+	k->inotify_fd = -1;
+	k->npods = 0;
+}

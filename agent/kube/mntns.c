@@ -1,0 +1,185 @@
+/* Why a detached clone (open_tree + move_mount): it is made from the tree
+ * in the agent's namespace, then attached in the container's, so the
+ * container needs no path to the agent's file system, and it is made
+ * read-only before anyone there can see it. setns needs a single-threaded
+ * caller: a forked child does the namespace part. */
+#include "kube/mntns.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "render/render.h"
+
+enum { BOUND = 0, ALREADY = 1, FAILED = 2 };
+
+/* mkdir -p that leaves errno as the failing mkdir set it. */
+static int mkdirs_quiet(const char *path)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) && errno != EEXIST)
+				return -1;
+			*s = '/';
+		}
+	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* In the child, inside the container's namespace. Reports why on fd. */
+static int attach(int tree, const char *root, const struct stat *want, int fd)
+{
+	char marker[4200];
+	struct stat st;
+
+	if (stat(root, &st) == 0) {
+		if (st.st_dev == want->st_dev && st.st_ino == want->st_ino)
+			return ALREADY;
+		/* An older tree (the agent restarted): take it away first. */
+		snprintf(marker, sizeof(marker), "%s/%s", root, NVM_TREE_MARK);
+		if (access(marker, F_OK) == 0 && umount2(root, MNT_DETACH))
+			return dprintf(fd, "cannot unmount the old tree: %s", strerror(errno)), FAILED;
+	} else if (mkdirs_quiet(root)) {
+		return dprintf(fd, "cannot make the mount point: %s%s", strerror(errno),
+			       errno == EROFS ? " (give a --root under /dev, which container "
+						"runtimes mount as a writable tmpfs)" : ""), FAILED;
+	}
+	if (move_mount(tree, "", AT_FDCWD, root, MOVE_MOUNT_F_EMPTY_PATH))
+		return dprintf(fd, "move_mount: %s", strerror(errno)), FAILED;
+	return BOUND;
+}
+
+static int bind_into(pid_t pid, const char *root, const struct stat *want, char *why, size_t len)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID };
+	char nspath[64];
+	int tree, ns, pfd[2], st = 0;
+	ssize_t n;
+	pid_t c;
+
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", pid);
+	ns = open(nspath, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return snprintf(why, len, "%s: %s", nspath, strerror(errno)), FAILED;
+	tree = open_tree(AT_FDCWD, root, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (tree < 0 || mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) ||
+	    pipe2(pfd, O_CLOEXEC)) {
+		snprintf(why, len, "a read-only clone of %s: %s", root, strerror(errno));
+		close(ns);
+		if (tree >= 0)
+			close(tree);
+		return FAILED;
+	}
+	c = fork();
+	if (c == 0) {
+		close(pfd[0]);
+		if (setns(ns, CLONE_NEWNS)) {
+			dprintf(pfd[1], "setns: %s", strerror(errno));
+			_exit(FAILED);
+		}
+		_exit(attach(tree, root, want, pfd[1]));
+	}
+	close(pfd[1]);
+	close(ns);
+	close(tree);
+	why[0] = '\0';
+	n = c < 0 ? -1 : read(pfd[0], why, len - 1);
+	why[n > 0 ? n : 0] = '\0';
+	close(pfd[0]);
+	if (c < 0)
+		return snprintf(why, len, "fork: %s", strerror(errno)), FAILED;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : FAILED;
+}
+
+struct walk {
+	const char *root;
+	struct stat want;
+	uint64_t own;
+	int bound;
+};
+
+/* Whether pid sees the tree at the root path, looked up in its own mount
+ * namespace through /proc/<pid>/root. */
+static bool sees_tree(const struct walk *w, pid_t pid)
+{
+	char path[4200];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, w->root);
+	return stat(path, &st) == 0 && st.st_dev == w->want.st_dev && st.st_ino == w->want.st_ino;
+}
+
+static void visit_pid(struct walk *w, pid_t pid)
+{
+	char nspath[64], why[512];
+	struct stat st;
+	int r;
+
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", pid);
+	/* Asked of the process itself, not remembered per namespace: their
+	 * numbers are reused (a restarted container may get its
+	 * predecessor's), and a stat costs less than a fork. */
+	if (stat(nspath, &st) || st.st_ino == w->own || sees_tree(w, pid))
+		return;
+	r = bind_into(pid, w->root, &w->want, why, sizeof(why));
+	if (r == FAILED) {
+		nvm_warn("tree into the mount namespace of pid %d: %s", pid, why);
+		return;
+	}
+	if (r == BOUND) {
+		w->bound++;
+		nvm_info("tree bound read-only at %s in mount namespace mnt:[%llu] (pid %d)", w->root,
+			 (unsigned long long)st.st_ino, pid);
+	}
+}
+
+static void visit_cgroup(struct walk *w, const char *dir, int depth)
+{
+	char path[4200];
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if ((f = fopen(path, "r"))) {
+		while (fscanf(f, "%d", &pid) == 1)
+			visit_pid(w, pid);
+		fclose(f);
+	}
+	if (depth >= 8 || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d)))
+		if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			visit_cgroup(w, path, depth + 1);
+		}
+	closedir(d);
+}
+
+int mntns_bind_cgroup(const char *cgdir, const char *root)
+{
+	struct walk w = { .root = root };
+	struct stat own;
+
+	if (stat(root, &w.want) || stat("/proc/self/ns/mnt", &own))
+		return nvm_err_r(-1, "tree %s: %s", root, strerror(errno));
+	w.own = own.st_ino;
+	visit_cgroup(&w, cgdir, 0);
+	return w.bound;
+}

@@ -1,0 +1,137 @@
+/* Why a privileged agent moves its own threads between cgroups: a waiting
+ * task holds its CPU until an agent thread on another CPU answers, so the
+ * answer must preempt whatever runs there. Only SCHED_FIFO does that. With
+ * RT_GROUP_SCHED, a thread may only be SCHED_FIFO inside a cpu cgroup with a
+ * real-time budget, and new cgroups get none; the root has the system's. */
+#include "lib/realtime.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Whether a comma-separated list holds a word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, word, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The mount point of the cgroup v1 hierarchy that has the cpu controller. */
+static int cpu_v1_mount(char *mnt, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[1024];
+	int found = -1;
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		char point[512], fstype[64], source[256], opts[512];
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %511s", point) != 1 ||
+		    sscanf(dash, " - %63s %255s %511s", fstype, source, opts) != 3)
+			continue;
+		if (!strcmp(fstype, "cgroup") && has_word(opts, "cpu") &&
+		    snprintf(mnt, len, "%s", point) < (int)len)
+			found = 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The calling thread's group in that hierarchy ("/" for the root). */
+static int cpu_v1_group(char *group, size_t len)
+{
+	FILE *f = fopen("/proc/thread-self/cgroup", "r");
+	char line[1024];
+	int found = -1;
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		char *ctrl = strchr(line, ':'), *path = ctrl ? strchr(ctrl + 1, ':') : NULL;
+
+		if (!path)
+			continue;
+		*path++ = '\0';
+		path[strcspn(path, "\n")] = '\0';
+		if (has_word(ctrl + 1, "cpu") && snprintf(group, len, "%s", path) < (int)len)
+			found = 0;
+	}
+	fclose(f);
+	return found;
+}
+
+static int read_long(const char *path, long *v)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fscanf(f, "%ld", v) == 1;
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+static int write_tid(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f && fprintf(f, "%d\n", gettid()) > 0;
+
+	if (f && fclose(f))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+enum rt_outcome realtime_self(int prio, char *why, size_t len)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	char mnt[512], group[512], path[1100];
+	long budget;
+	int err;
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
+		return RT_OK;
+	err = errno;
+	if (err != EPERM || cpu_v1_mount(mnt, sizeof(mnt)) || cpu_v1_group(group, sizeof(group)) ||
+	    !strcmp(group, "/")) {
+		snprintf(why, len, "sched_setscheduler: %s", strerror(err));
+		return RT_REFUSED;
+	}
+	snprintf(path, sizeof(path), "%s%s/cpu.rt_runtime_us", mnt, group);
+	if (read_long(path, &budget) || budget != 0) {
+		snprintf(why, len, "sched_setscheduler: %s (cpu cgroup %s)", strerror(err), group);
+		return RT_REFUSED;
+	}
+	snprintf(path, sizeof(path), "%s/tasks", mnt);
+	if (write_tid(path)) {
+		snprintf(why, len, "cpu cgroup %s has no real-time budget, and moving to %s failed: %s",
+			 group, mnt, strerror(errno));
+		return RT_REFUSED;
+	}
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		snprintf(why, len, "cpu cgroup %s has no real-time budget, and in %s: %s", group,
+			 mnt, strerror(errno));
+		return RT_REFUSED;
+	}
+	snprintf(why, len, "cpu cgroup %s has no real-time budget (cpu.rt_runtime_us 0): "
+		 "moved to the root of %s", group, mnt);
+	return RT_MOVED;
+}
+
+void realtime_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t ma;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(m, &ma);
+	pthread_mutexattr_destroy(&ma);
+}

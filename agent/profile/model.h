@@ -1,0 +1,64 @@
+/* The node a profile describes: GPUs, their PCI placement, the driver. */
+#ifndef NVM_MODEL_H
+#define NVM_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/cpuset.h"
+
+#define NVM_MAX_GPUS 64
+#define NVM_MAX_ROOTS 64
+#define NVM_MAX_MINOR 254 /* 255 is nvidiactl, 254 nvidia-modeset */
+
+struct nvm_gpu {
+	unsigned index;
+	char name[96];
+	char brand[32];
+	char architecture[32];
+	char uuid[48];
+	char serial[32];
+	char board_part_number[32];
+	char vbios_version[32];
+	char gsp_firmware[32];   /* empty: GSP firmware not in use */
+	char bus_id[16];         /* canonical: "0008:06:00.0" */
+	unsigned domain, bus, device, function;
+	unsigned minor;
+	uint16_t vendor_id, device_id, subsystem_vendor, subsystem_device;
+	uint32_t class_code;     /* 0x030200: 3D controller */
+	uint8_t revision;
+	unsigned irq;
+	unsigned dma_bits;
+	unsigned cc_major, cc_minor;
+	uint64_t memory_total, memory_reserved;
+	unsigned link_width;
+	char link_speed[24];     /* "32.0 GT/s PCIe" */
+	int root;                /* index into nvm_model.roots */
+	int line, col;           /* where the device is in the profile */
+};
+
+struct nvm_root {
+	char id[16];             /* "pci0008:00" */
+	int numa_node;           /* -1: none */
+	struct nvm_cpuset cpus;  /* the profile's affinity */
+};
+
+struct nvm_model {
+	char profile_path[4096];
+	char driver_version[32];
+	char nvml_version[32];
+	char cuda_version[16];
+	char module_arch[16];    /* in the version banner: x86_64, aarch64 */
+	unsigned ngpus;
+	struct nvm_gpu gpus[NVM_MAX_GPUS];
+	unsigned nroots;
+	struct nvm_root roots[NVM_MAX_ROOTS];
+};
+
+/* The CPU affinity a GPU reports: its root complex's CPUs, intersected with
+ * `online` unless `online` is NULL; when nothing is left, all of `online`
+ * (Slurm will not use a GPU whose CPUs are all absent). */
+void model_gpu_cpus(const struct nvm_model *m, const struct nvm_gpu *g,
+		    const struct nvm_cpuset *online, struct nvm_cpuset *out);
+
+#endif

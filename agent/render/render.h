@@ -1,0 +1,43 @@
+/* Renders a model into a driver tree: proc/, sys/, dev/ and the aliases. */
+#ifndef NVM_RENDER_H
+#define NVM_RENDER_H
+
+#include <stdbool.h>
+
+#include "profile/model.h"
+#include "render/rules.h"
+
+/* Marks a directory as a tree nvmirage rendered, so that re-rendering (which
+ * replaces it) never touches a directory it did not make. */
+#define NVM_TREE_MARK ".nvmirage-tree"
+/* Where the tree goes unless told: short, as every alias under it must fit
+ * in the bytes of the path it stands for. */
+#define NVM_DEFAULT_ROOT "/run/nvm"
+
+struct render_opts {
+	const char *root;     /* absolute; the tree ends up exactly here */
+	bool device_nodes;    /* dev/nvidiaN, nvidiactl, nvidia-modeset (root only) */
+	bool clip_cpus;       /* intersect affinities with the online CPUs */
+	const char *host;     /* where the host's /sys is read from; "/" normally */
+};
+
+/* Builds the rules, writes the tree into a temporary directory next to root
+ * and renames it into place (swapping with an older tree). On failure the old
+ * tree is untouched and nothing is left behind. */
+int render_tree(const struct nvm_model *m, const struct render_opts *o,
+		struct nvm_rules *rules);
+
+/* Removes a tree made by render_tree (checks the mark first). */
+int render_remove(const char *root);
+
+/* Per-file content, exposed for the renderer's parts and for tests. */
+int render_proc(const struct nvm_model *m, const char *tree);
+int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
+		 const char *tree);
+int render_devices(const struct nvm_model *m, const char *tree);
+int render_aliases(const struct nvm_rules *rs, const char *tree);
+
+/* The 256 bytes of PCI configuration space of g. */
+void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256]);
+
+#endif

@@ -1,0 +1,231 @@
+/* The PCI side of sysfs: device directories under their root complexes,
+ * /sys/bus/pci/{devices,drivers/nvidia} and /sys/module/nvidia. Where the
+ * tree stands in for a directory the host also has, it links the host's real
+ * entries too, so a redirect hides nothing the host has. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "render/render.h"
+
+void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256])
+{
+	memset(cfg, 0, 256);
+	cfg[0x00] = g->vendor_id & 0xff, cfg[0x01] = g->vendor_id >> 8;
+	cfg[0x02] = g->device_id & 0xff, cfg[0x03] = g->device_id >> 8;
+	cfg[0x04] = 0x06;                       /* command: memory space, bus master */
+	cfg[0x08] = g->revision;
+	cfg[0x09] = g->class_code & 0xff;       /* programming interface */
+	cfg[0x0a] = (g->class_code >> 8) & 0xff; /* subclass */
+	cfg[0x0b] = (g->class_code >> 16) & 0xff; /* class */
+	cfg[0x0e] = 0x00;                       /* header type 0 */
+	cfg[0x2c] = g->subsystem_vendor & 0xff, cfg[0x2d] = g->subsystem_vendor >> 8;
+	cfg[0x2e] = g->subsystem_device & 0xff, cfg[0x2f] = g->subsystem_device >> 8;
+	cfg[0x3c] = g->irq & 0xff;              /* interrupt line */
+	cfg[0x3d] = 0x01;                       /* interrupt pin INTA */
+}
+
+static int read_host_cpus(const char *host, const char *which, struct nvm_cpuset *s)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/%s", host, which);
+	if (cpuset_read_file(s, path))
+		return nvm_err_r(-1, "cannot read the host's CPUs from %s", path);
+	return 0;
+}
+
+static int write_device(const struct nvm_model *m, const struct nvm_gpu *g,
+			const struct nvm_cpuset *online, unsigned mask_bits,
+			const char *dir)
+{
+	unsigned char cfg[256];
+	char list[8192], mask[2048], res[1024] = "";
+	struct nvm_cpuset cpus;
+	int numa = m->roots[g->root].numa_node;
+	size_t off = 0;
+
+	model_gpu_cpus(m, g, online, &cpus);
+	if (cpuset_format_list(&cpus, list, sizeof(list)) < 0 ||
+	    cpuset_format_mask(&cpus, mask_bits, mask, sizeof(mask)) < 0)
+		return nvm_err_r(-1, "%s: CPU affinity too long to print", g->bus_id);
+	render_pci_config(g, cfg);
+	for (int i = 0; i < 13; i++)
+		off += (size_t)snprintf(res + off, sizeof(res) - off,
+					"0x%016x 0x%016x 0x%016x\n", 0, 0, 0);
+	if (fs_mkdirs(dir) ||
+	    fs_printf(dir, "vendor", "0x%04x\n", g->vendor_id) ||
+	    fs_printf(dir, "device", "0x%04x\n", g->device_id) ||
+	    fs_printf(dir, "subsystem_vendor", "0x%04x\n", g->subsystem_vendor) ||
+	    fs_printf(dir, "subsystem_device", "0x%04x\n", g->subsystem_device) ||
+	    fs_printf(dir, "class", "0x%06x\n", g->class_code) ||
+	    fs_printf(dir, "revision", "0x%02x\n", g->revision) ||
+	    fs_printf(dir, "numa_node", "%d\n", numa) ||
+	    fs_printf(dir, "local_cpulist", "%s\n", list) ||
+	    fs_printf(dir, "local_cpus", "%s\n", mask) ||
+	    fs_printf(dir, "irq", "%u\n", g->irq) ||
+	    fs_printf(dir, "enable", "1\n") ||
+	    fs_printf(dir, "current_link_speed", "%s\n", g->link_speed) ||
+	    fs_printf(dir, "max_link_speed", "%s\n", g->link_speed) ||
+	    fs_printf(dir, "current_link_width", "%u\n", g->link_width) ||
+	    fs_printf(dir, "max_link_width", "%u\n", g->link_width) ||
+	    fs_printf(dir, "modalias", "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
+		      g->vendor_id, g->device_id, g->subsystem_vendor, g->subsystem_device,
+		      (g->class_code >> 16) & 0xff, (g->class_code >> 8) & 0xff,
+		      g->class_code & 0xff) ||
+	    fs_printf(dir, "uevent",
+		      "DRIVER=nvidia\nPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=%04X:%04X\n"
+		      "PCI_SLOT_NAME=%s\nMODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
+		      g->class_code, g->vendor_id, g->device_id, g->subsystem_vendor,
+		      g->subsystem_device, g->bus_id, g->vendor_id, g->device_id,
+		      g->subsystem_vendor, g->subsystem_device, (g->class_code >> 16) & 0xff,
+		      (g->class_code >> 8) & 0xff, g->class_code & 0xff) ||
+	    fs_write(dir, "resource", res, off, 0444) ||
+	    fs_write(dir, "config", cfg, sizeof(cfg), 0644) ||
+	    fs_symlink("../../../bus/pci/drivers/nvidia", dir, "driver") ||
+	    fs_symlink("../../../bus/pci", dir, "subsystem"))
+		return -1;
+	return 0;
+}
+
+static bool is_mock_device(const struct nvm_model *m, const char *name)
+{
+	for (unsigned i = 0; i < m->ngpus; i++)
+		if (!strcmp(m->gpus[i].bus_id, name))
+			return true;
+	return false;
+}
+
+/* Links every entry of the host's directory real (as seen under host) into
+ * dir, skipping the names the tree provides itself. Entries that are links
+ * point at their resolved real path, so they stay valid from inside the tree. */
+static int mirror_host_dir(const struct nvm_model *m, const char *host,
+			   const char *real, const char *dir)
+{
+	char hpath[PATH_MAX], epath[PATH_MAX + 256], target[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(hpath, sizeof(hpath), "%s%s", strcmp(host, "/") ? host : "", real);
+	d = opendir(hpath);
+	if (!d)
+		return 0; /* the host has no such directory: nothing to keep */
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (is_mock_device(m, e->d_name)) {
+			nvm_warn("%s/%s exists on the host; the profile's device hides it", real,
+				 e->d_name);
+			continue;
+		}
+		snprintf(epath, sizeof(epath), "%s/%s", hpath, e->d_name);
+		if (e->d_type == DT_LNK) {
+			if (!realpath(epath, target))
+				continue; /* dangling on the host too */
+		} else {
+			snprintf(target, sizeof(target), "%s", epath);
+		}
+		if (fs_symlink(target, dir, e->d_name)) {
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* What NVML reports and no driver file carries (memory, architecture, ...),
+ * for nvmirage's libnvidia-ml. It lives under sys/module/nvidia, a redirected
+ * path, so only processes that see the profile's driver files see it. */
+static int render_nvml_extras(const struct nvm_model *m, const char *tree)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/sys/module/nvidia/nvmirage", tree);
+	if (fs_mkdirs(dir) ||
+	    fs_printf(dir, "system", "cuda_version=%s\nnvml_version=%s\n", m->cuda_version,
+		      m->nvml_version))
+		return -1;
+	for (unsigned i = 0; i < m->ngpus; i++) {
+		const struct nvm_gpu *g = &m->gpus[i];
+
+		if (fs_printf(dir, g->bus_id,
+			      "index=%u\nname=%s\nbrand=%s\narchitecture=%s\nserial=%s\n"
+			      "board_part_number=%s\nmemory_total=%llu\nmemory_reserved=%llu\n"
+			      "cc_major=%u\ncc_minor=%u\n",
+			      g->index, g->name, g->brand, g->architecture, g->serial,
+			      g->board_part_number, (unsigned long long)g->memory_total,
+			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor))
+			return -1;
+	}
+	return 0;
+}
+
+int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
+		 const char *tree)
+{
+	char dir[PATH_MAX], devdir[PATH_MAX + 64], target[256], real[64];
+	struct nvm_cpuset online, possible, all;
+	const struct nvm_cpuset *clip = NULL;
+	unsigned mask_bits;
+
+	cpuset_clear(&all);
+	for (unsigned r = 0; r < m->nroots; r++)
+		for (unsigned w = 0; w < NVM_MAX_CPUS / 64; w++)
+			all.bits[w] |= m->roots[r].cpus.bits[w];
+	mask_bits = cpuset_span(&all);
+	if (o->clip_cpus) {
+		if (read_host_cpus(o->host, "online", &online) ||
+		    read_host_cpus(o->host, "possible", &possible))
+			return -1;
+		clip = &online;
+		/* The kernel sizes local_cpus by the CPUs it could have. */
+		mask_bits = cpuset_span(&possible);
+	}
+
+	for (unsigned r = 0; r < m->nroots; r++) {
+		snprintf(dir, sizeof(dir), "%s/sys/devices/%s", tree, m->roots[r].id);
+		if (fs_mkdirs(dir))
+			return -1;
+		snprintf(real, sizeof(real), "/sys/devices/%s", m->roots[r].id);
+		if (mirror_host_dir(m, o->host, real, dir))
+			return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/drivers/nvidia", tree);
+	if (fs_mkdirs(dir))
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices", tree);
+	if (fs_mkdirs(dir) || mirror_host_dir(m, o->host, "/sys/bus/pci/devices", dir))
+		return -1;
+
+	for (unsigned i = 0; i < m->ngpus; i++) {
+		const struct nvm_gpu *g = &m->gpus[i];
+		const char *rc = m->roots[g->root].id;
+
+		snprintf(devdir, sizeof(devdir), "%s/sys/devices/%s/%s", tree, rc, g->bus_id);
+		if (write_device(m, g, clip, mask_bits, devdir))
+			return -1;
+		snprintf(target, sizeof(target), "../../../devices/%s/%s", rc, g->bus_id);
+		snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices", tree);
+		if (fs_symlink(target, dir, g->bus_id))
+			return -1;
+		snprintf(target, sizeof(target), "../../../../devices/%s/%s", rc, g->bus_id);
+		snprintf(dir, sizeof(dir), "%s/sys/bus/pci/drivers/nvidia", tree);
+		if (fs_symlink(target, dir, g->bus_id))
+			return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/drivers/nvidia", tree);
+	if (fs_symlink("../../../../module/nvidia", dir, "module"))
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/sys/module/nvidia", tree);
+	if (fs_mkdirs(dir) || fs_printf(dir, "version", "%s\n", m->driver_version) ||
+	    fs_printf(dir, "initstate", "live\n"))
+		return -1;
+	return render_nvml_extras(m, tree);
+}

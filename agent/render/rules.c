@@ -1,0 +1,157 @@
+#include "render/rules.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/log.h"
+
+static void add(struct nvm_rules *rs, enum nvm_rule_kind kind, const char *from,
+		const char *name, const char *target, unsigned minor)
+{
+	struct nvm_rule *r = &rs->r[rs->n++];
+
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->minor = minor;
+	snprintf(r->from, sizeof(r->from), "%s", from);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->target, sizeof(r->target), "%s", target);
+}
+
+static void collect(const struct nvm_model *m, bool device_nodes, struct nvm_rules *rs)
+{
+	char from[64], name[8], target[64];
+
+	rs->n = 0;
+	add(rs, NVM_RULE_DIR, "/proc/driver/nvidia", "p", "proc/driver/nvidia", 0);
+	add(rs, NVM_RULE_DIR, "/sys/bus/pci/devices", "b", "sys/bus/pci/devices", 0);
+	add(rs, NVM_RULE_DIR, "/sys/bus/pci/drivers/nvidia", "n", "sys/bus/pci/drivers/nvidia", 0);
+	add(rs, NVM_RULE_DIR, "/sys/module/nvidia", "m", "sys/module/nvidia", 0);
+	for (unsigned i = 0; i < m->nroots; i++) {
+		snprintf(from, sizeof(from), "/sys/devices/%s", m->roots[i].id);
+		snprintf(name, sizeof(name), "r%u", i);
+		snprintf(target, sizeof(target), "sys/devices/%s", m->roots[i].id);
+		add(rs, NVM_RULE_DIR, from, name, target, 0);
+	}
+	if (!device_nodes)
+		return;
+	for (unsigned i = 0; i < m->ngpus; i++) {
+		snprintf(from, sizeof(from), "/dev/nvidia%u", m->gpus[i].minor);
+		snprintf(name, sizeof(name), "%u", m->gpus[i].minor);
+		snprintf(target, sizeof(target), "dev/nvidia%u", m->gpus[i].minor);
+		add(rs, NVM_RULE_NODE, from, name, target, m->gpus[i].minor);
+	}
+	add(rs, NVM_RULE_NODE, "/dev/nvidiactl", "c", "dev/nvidiactl", 255);
+	add(rs, NVM_RULE_NODE, "/dev/nvidia-modeset", "s", "dev/nvidia-modeset", 254);
+}
+
+/* Bytes the alias needs beyond the root: "/" + name, and for a directory one
+ * more for the trailing '/' of an exact match. */
+static unsigned alias_extra(const struct nvm_rule *r)
+{
+	return 1 + (unsigned)strlen(r->name) + (r->kind == NVM_RULE_DIR);
+}
+
+unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes)
+{
+	static struct nvm_rules rs;
+	unsigned best = NVM_RULE_FROM_MAX;
+
+	collect(m, device_nodes, &rs);
+	for (unsigned i = 0; i < rs.n; i++) {
+		unsigned fit = (unsigned)strlen(rs.r[i].from) - alias_extra(&rs.r[i]);
+
+		if (fit < best)
+			best = fit;
+	}
+	return best;
+}
+
+int rules_build(const struct nvm_model *m, const char *root, bool device_nodes,
+		struct nvm_rules *rs)
+{
+	size_t rootlen = strlen(root);
+
+	if (root[0] != '/')
+		return nvm_err_r(-1, "tree root \"%s\" must be an absolute path", root);
+	collect(m, device_nodes, rs);
+	/* The kernel side tells a rewritten path by its root: the root must be
+	 * neither a redirected path nor inside or above one. */
+	for (unsigned i = 0; i < rs->n; i++) {
+		const char *from = rs->r[i].from;
+		size_t flen = strlen(from);
+
+		if (rootlen <= flen ? !strncmp(from, root, rootlen) &&
+					      (from[rootlen] == '/' || from[rootlen] == '\0')
+				    : !strncmp(root, from, flen) && root[flen] == '/')
+			return nvm_err_r(-1, "tree root %s overlaps the redirected path %s", root,
+					 from);
+	}
+	for (unsigned i = 0; i < rs->n; i++) {
+		struct nvm_rule *r = &rs->r[i];
+		size_t need = rootlen + alias_extra(r);
+		char name[sizeof(r->name)];
+
+		memcpy(name, r->name, sizeof(name));
+		snprintf(r->alias, sizeof(r->alias), "%s/%s", root, name);
+		if (need > strlen(r->from))
+			return nvm_err_r(-1, "rule %s -> %s/%s does not fit: the alias needs %zu "
+					     "bytes%s, the path has %zu; use a tree root of at most %u "
+					     "characters (this one has %zu)",
+					 r->from, root, r->name, need,
+					 r->kind == NVM_RULE_DIR ? " (with its trailing '/')" : "",
+					 strlen(r->from), rules_max_root_len(m, device_nodes), rootlen);
+	}
+	return 0;
+}
+
+int rules_match(const struct nvm_rules *rs, const char *path, unsigned *span,
+		bool *exact)
+{
+	char canon[NVM_RULE_FROM_MAX + 1];
+	size_t k = 0;
+
+	if (path[0] != '/')
+		return -1;
+	/* Walk the path, folding "//" and testing each component boundary. */
+	for (size_t j = 0;; j++) {
+		char c = path[j];
+
+		if ((c == '/' || c == '\0') && k > 1) {
+			canon[k] = '\0';
+			for (unsigned i = 0; i < rs->n; i++) {
+				if (strcmp(rs->r[i].from, canon))
+					continue;
+				*span = (unsigned)j;
+				*exact = path[j + strspn(path + j, "/")] == '\0';
+				return (int)i;
+			}
+		}
+		if (c == '\0' || k >= NVM_RULE_FROM_MAX - 1)
+			return -1;
+		if (c == '/' && k && canon[k - 1] == '/')
+			continue;
+		canon[k++] = c;
+	}
+}
+
+unsigned rules_replacement_len(const struct nvm_rule *r, bool exact)
+{
+	return (unsigned)strlen(r->alias) + (exact && r->kind == NVM_RULE_DIR);
+}
+
+int rules_replacement(const struct nvm_rule *r, unsigned span, bool exact, char *out)
+{
+	size_t alen = strlen(r->alias);
+	size_t need = rules_replacement_len(r, exact);
+	size_t pad;
+
+	if (need > span)
+		return -1;
+	pad = span - need;
+	memset(out, '/', pad);
+	memcpy(out + pad, r->alias, alen);
+	if (need > alen)
+		out[pad + alen] = '/';
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* Redirect rules: a real path prefix and the short alias under the tree
+ * root that stands for it. */
+#ifndef NVM_RULES_H
+#define NVM_RULES_H
+
+#include <stdbool.h>
+
+#include "profile/model.h"
+
+#define NVM_RULES_MAX 160
+/* Kept in step with NVM_FROM_MAX in bpf/redirect.h. */
+#define NVM_RULE_FROM_MAX 64
+
+enum nvm_rule_kind {
+	NVM_RULE_DIR,  /* alias is a symlink to a directory of the tree */
+	NVM_RULE_NODE, /* alias is a device node itself, so lstat sees a node */
+};
+
+struct nvm_rule {
+	char from[NVM_RULE_FROM_MAX];  /* "/proc/driver/nvidia" */
+	char alias[NVM_RULE_FROM_MAX]; /* "/run/nvm/p" */
+	char name[8];                  /* "p": the alias' name under the root */
+	char target[64];               /* "proc/driver/nvidia": inside the tree */
+	enum nvm_rule_kind kind;
+	unsigned minor;                /* NODE: device minor */
+};
+
+struct nvm_rules {
+	unsigned n;
+	struct nvm_rule r[NVM_RULES_MAX];
+};
+
+/* The rules for the tree of model m rendered at root. Each alias must fit in
+ * the bytes of its from (with one to spare for a directory, which gets a
+ * trailing '/' when the path names the directory itself). Returns 0, or -1
+ * after naming the rule and the lengths. */
+int rules_build(const struct nvm_model *m, const char *root, bool device_nodes,
+		struct nvm_rules *out);
+
+/* The longest root every rule fits with. */
+unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes);
+
+/* Finds the rule whose from is a component-boundary prefix of path, with
+ * repeated '/' folded as the kernel does. Returns the rule index and sets
+ * *span to the number of bytes of path the prefix covers and *exact when
+ * nothing but '/' follows; -1 when none matches. */
+int rules_match(const struct nvm_rules *rs, const char *path, unsigned *span,
+		bool *exact);
+
+/* The bytes that replace path[0..span): the alias padded in front with '/'
+ * ("///run/nvm/p"), plus a trailing '/' for a directory named exactly.
+ * Returns 0, or -1 if it does not fit. */
+int rules_replacement(const struct nvm_rule *r, unsigned span, bool exact,
+		      char *out);
+/* The fewest bytes the replacement fits in: the alias, and its trailing
+ * '/' for a directory named exactly. */
+unsigned rules_replacement_len(const struct nvm_rule *r, bool exact);
+
+#endif
