@@ -166,8 +166,14 @@ $(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
+# The kernel stage's rule-matcher table test (tests/kernel/match.c).
+$(OUT)/helpers/match: tests/kernel/match.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
 helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1 \
-	 $(OUT)/helpers/floor
+	 $(OUT)/helpers/floor $(OUT)/helpers/match
 
 unit: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage
 	$(Q)tests/run-unit.sh $(OUT)

@@ -5,7 +5,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "syscalls.h"
+#include "lib/syscalls.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

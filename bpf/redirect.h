@@ -191,4 +191,29 @@ struct nvm_note {
 	__u32 pad;
 };
 
+/* One path through the kernel side's rule matcher, from user space
+ * (BPF_PROG_RUN of nvm_match): the test that holds it to the agent's
+ * rules_match runs a table of paths through both. */
+struct nvm_match_run {
+	char path[NVM_PATH_READ]; /* in: the path as the kernel side reads it */
+	__u32 rule, span;         /* out: as rules_match's */
+	__s32 match;              /* out: -1 none, 0 a rule, 1 under the tree root */
+	__u32 exact;              /* out: the path names the rule's directory itself */
+};
+
+/* These layouts are read by both sides, compiled by two compilers (clang
+ * for BPF, the agent's C compiler): the sizes are checked by each. */
+#define NVM_LAYOUT(what, size) _Static_assert(sizeof(what) == (size), #what " changed size")
+NVM_LAYOUT(struct nvm_slot, 72 + NVM_PATH_READ);
+NVM_LAYOUT(struct nvm_rule_key, 4 + NVM_FROM_MAX);
+NVM_LAYOUT(struct nvm_patch_key, 16);
+NVM_LAYOUT(struct nvm_patch, 32 + 2 * NVM_PATH_READ);
+NVM_LAYOUT(struct nvm_alias, 8 + 2 * NVM_ALIAS_BUF);
+NVM_LAYOUT(struct nvm_verdict, 24);
+NVM_LAYOUT(struct nvm_note, 32);
+NVM_LAYOUT(struct nvm_match_run, NVM_PATH_READ + 16);
+_Static_assert(sizeof(struct nvm_kstats) % 8 == 0, "struct nvm_kstats holds __u64 counters only");
+_Static_assert(NVM_SLOT_STATE(NVM_SLOT_WORD(1, NVM_SLOT_LEFT)) == NVM_SLOT_LEFT &&
+	       NVM_SLOT_SEQ(NVM_SLOT_WORD(7, NVM_SLOT_LEFT)) == 7, "slot word packing");
+
 #endif

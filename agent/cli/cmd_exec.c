@@ -51,18 +51,6 @@ static bool child_done(void *ctx)
 	return c->exited;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 int cmd_exec(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -128,7 +116,7 @@ int cmd_exec(int argc, char **argv)
 	close(go[0]);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", ch.pid);
-	if (write_str(procs, pidbuf)) {
+	if (fs_write_str(procs, pidbuf)) {
 		nvm_err("move pid %d into %s: %s", ch.pid, cg, strerror(errno));
 		kill(ch.pid, SIGKILL);
 		waitpid(ch.pid, NULL, 0);
@@ -146,7 +134,7 @@ out_cg:
 	agent_remove_targets(&a);
 	/* Whatever the command left behind in the cgroup goes with it. */
 	snprintf(procs, sizeof(procs), "%s/cgroup.kill", cg);
-	write_str(procs, "1");
+	fs_write_str(procs, "1");
 	for (int i = 0; i < 100 && rmdir(cg) && errno == EBUSY; i++)
 		usleep(10000);
 out:

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/fsutil.h"
 #include "lib/log.h"
 #include "nvml.h"
 
@@ -35,18 +36,12 @@ static void usage(FILE *f)
 /* The library next to this binary, so the look-alike uses nvmirage's NVML. */
 static void *open_nvml(void)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 32], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char exe[PATH_MAX], path[PATH_MAX + 32];
 	void *h = NULL;
 
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/libnvidia-ml.so.1", exe);
-			h = dlopen(path, RTLD_NOW);
-		}
+	if (!fs_exe_dir(exe, sizeof(exe))) {
+		snprintf(path, sizeof(path), "%s/libnvidia-ml.so.1", exe);
+		h = dlopen(path, RTLD_NOW);
 	}
 	return h ? h : dlopen("libnvidia-ml.so.1", RTLD_NOW);
 }

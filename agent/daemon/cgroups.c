@@ -13,6 +13,7 @@
 
 #include "lib/fsutil.h"
 #include "lib/log.h"
+#include "lib/mountinfo.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -34,26 +35,20 @@ int cgroup_id(const char *path, uint64_t *id)
 	return 0;
 }
 
+static bool is_cgroup2(const struct mount_entry *e, void *ctx)
+{
+	(void)ctx;
+	return !strcmp(e->fstype, "cgroup2");
+}
+
 int cgroup2_mount(char *buf, size_t len)
 {
-	char line[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
+	struct mount_entry e;
 
-	if (!f)
-		return nvm_err_r(-1, "/proc/self/mountinfo: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char mnt[PATH_MAX], *dash = strstr(line, " - ");
-
-		if (!dash || strncmp(dash, " - cgroup2 ", 11))
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1) {
-			snprintf(buf, len, "%s", mnt);
-			fclose(f);
-			return 0;
-		}
-	}
-	fclose(f);
-	return nvm_err_r(-1, "no cgroup2 file system is mounted");
+	if (mountinfo_find(is_cgroup2, NULL, &e))
+		return nvm_err_r(-1, "no cgroup2 file system is mounted");
+	snprintf(buf, len, "%s", e.point);
+	return 0;
 }
 
 int state_lock(const char *name, const char *what)

@@ -12,6 +12,7 @@
 
 #include "engine/engine_int.h"
 #include "engine/entry.h"
+#include "engine/rules_map.h"
 #include "lib/log.h"
 #include "lib/realtime.h"
 #include "redirect.skel.h"
@@ -59,73 +60,6 @@ static struct engine_times engine_times(const struct engine_opts *o, uint64_t an
 	t.settle = t.hard + (uint64_t)(f * KEEPER_MARGIN_NS);
 	t.stale = 2 * t.hard; /* every wait on it has ended by then */
 	return t;
-}
-
-/* Puts path in the rules map with value v, and every shorter '/'-boundary
- * prefix of it as a prefix marker, so the kernel side can stop at the first
- * component nothing has. */
-static int add_path(int fd, const char *path, __u32 v)
-{
-	size_t len = strlen(path);
-
-	for (size_t j = 2; j <= len; j++) {
-		struct nvm_rule_key k = { 0 };
-		__u32 val = j == len ? v : NVM_RULE_PREFIX, old;
-
-		if (j < len && path[j] != '/')
-			continue;
-		k.len = (__u32)j;
-		memcpy(k.s, path, j);
-		/* A rule (or the root) wins over a prefix marker of the same bytes. */
-		if (val == NVM_RULE_PREFIX && bpf_map_lookup_elem(fd, &k, &old) == 0)
-			continue;
-		if (bpf_map_update_elem(fd, &k, &val, BPF_ANY))
-			return nvm_err_r(-1, "rules map: %s", strerror(errno));
-	}
-	return 0;
-}
-
-static void add_first_char(struct engine *e, unsigned char c)
-{
-	e->skel->bss->first_chars[c >> 5] |= 1u << (c & 31);
-}
-
-/* Every rule, and the tree root (paths already rewritten to an alias). */
-static int load_rules(struct engine *e)
-{
-	int fd = bpf_map__fd(e->skel->maps.rules);
-
-	add_first_char(e, '/');
-	add_first_char(e, (unsigned char)e->opts.root[1]);
-	for (unsigned i = 0; i < e->rules.n; i++) {
-		add_first_char(e, (unsigned char)e->rules.r[i].from[1]);
-		if (add_path(fd, e->rules.r[i].from, i))
-			return -1;
-	}
-	return add_path(fd, e->opts.root, NVM_RULE_ALIAS);
-}
-
-/* Each rule's replacements for the in-kernel rewrite (see struct nvm_alias). */
-static int load_aliases(struct engine *e)
-{
-	int fd = bpf_map__fd(e->skel->maps.aliases);
-
-	if (e->rules.n > NVM_MAX_RULES)
-		return nvm_err_r(-1, "%u rules; the in-kernel rewrite handles at most %d",
-				 e->rules.n, NVM_MAX_RULES);
-	for (__u32 i = 0; i < e->rules.n; i++) {
-		const struct nvm_rule *r = &e->rules.r[i];
-		struct nvm_alias a = { 0 };
-
-		for (int v = 0; v < 2; v++) {
-			a.need[v] = rules_replacement_len(r, v);
-			if (rules_replacement(r, NVM_ALIAS_END, v, a.tail[v]))
-				return nvm_err_r(-1, "rule %s: alias %s too long", r->from, r->alias);
-		}
-		if (bpf_map_update_elem(fd, &i, &a, BPF_ANY))
-			return nvm_err_r(-1, "aliases map: %s", strerror(errno));
-	}
-	return 0;
 }
 
 /* Attaches prog into *link; names it in the error. */
@@ -219,6 +153,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->skel->rodata->rering_ns = e->times.rering;
 	e->skel->rodata->agent_tgid = (__u32)getpid();
 	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
+	bpf_program__set_autoload(e->skel->progs.nvm_match, false); /* tests only */
 	e->skel->rodata->nr_slots = e->nslots;
 	e->page = (size_t)sysconf(_SC_PAGESIZE);
 	bell_template = doorbell_template(e->page);
@@ -241,7 +176,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 		goto fail;
 	}
 	e->patches_fd = bpf_map__fd(e->skel->maps.patches);
-	if (load_rules(e) || load_aliases(e) || map_shared(e))
+	if (rules_map_load(e->skel, &e->rules, e->opts.root) || map_shared(e))
 		goto fail;
 	if (start_keeper(e))
 		goto fail;

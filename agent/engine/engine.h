@@ -53,6 +53,12 @@ struct nvm_astats {
 	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \
 	X(realtime_threads)
 
+#define NVM_FIELD_ONE(f) +1
+_Static_assert(sizeof(struct nvm_kstats) == 8 * (0 NVM_KSTATS_FIELDS(NVM_FIELD_ONE)),
+	       "NVM_KSTATS_FIELDS names every counter of struct nvm_kstats");
+_Static_assert(sizeof(struct nvm_astats) == 8 * (0 NVM_ASTATS_FIELDS(NVM_FIELD_ONE)),
+	       "NVM_ASTATS_FIELDS names every counter of struct nvm_astats");
+
 struct engine;
 
 /* Loads and attaches everything and starts the service threads. Returns 0 or

@@ -1,4 +1,6 @@
-/* Engine internals shared by engine.c (loading) and service.c (requests). */
+/* Engine internals shared by engine.c (loading), service.c (the threads that
+ * serve requests), answers.c (what they write) and janitor.c (what is left
+ * over). */
 #ifndef NVM_ENGINE_INT_H
 #define NVM_ENGINE_INT_H
 
@@ -71,6 +73,52 @@ struct engine {
 	struct service_thread *threads;
 	sem_t threads_ready;             /* each thread posts once it set its policy */
 };
+
+/* A compare-and-swap on a slot's word, shared with the kernel side. */
+static inline bool slot_cas(__u64 *p, __u64 old, __u64 new)
+{
+	return __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_SEQ_CST);
+}
+
+/* The counters are shared by every thread and read by the main one. */
+#define ASTAT_ADD(e, f, n) __atomic_fetch_add(&(e)->astats.f, (n), __ATOMIC_RELAXED)
+
+static inline void astat_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, false, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+		;
+}
+
+/* Locking: e->lock guards the book only, and is never held across memory
+ * I/O. Reading another process's memory can sleep (its mmap lock taken by
+ * a fork, its exec in progress): a thread asleep with the book locked would
+ * stop every other thread from answering, while tasks spin on their CPUs.
+ * A record being restored is marked busy, so only one thread touches it. */
+static inline void book_lock(struct engine *e) { pthread_mutex_lock(&e->lock); }
+static inline void book_unlock(struct engine *e) { pthread_mutex_unlock(&e->lock); }
+
+/* answers.c: what an answer writes. */
+/* Does what request req (claimed by the caller) asks, in the memory file fd
+ * of its task: returns an nvm_result. */
+int answer_request(struct engine *e, const struct nvm_slot *req, int fd);
+/* Undoes an answer the kernel side stopped waiting for. */
+void answer_late(struct engine *e, const struct nvm_slot *req, int fd);
+/* Finishes what the kernel side would have done after an answer nobody
+ * waited for (NOWAIT or LEFT). */
+void answer_unwaited(struct engine *e, const struct nvm_slot *req);
+/* Restores the booked patch rec (taken busy by the janitor) if the
+ * replacement is still there, and retires it. Returns an nvm_result. */
+int answer_restore_rec(struct engine *e, const struct patch_rec *rec, int fd);
+/* Gives a record taken busy back, retired (restored, or its process gone)
+ * or left live. */
+void book_put(struct engine *e, const struct patch_rec *rec, bool retire);
+/* Ends the kernel side's entry at key once its bytes are back (see
+ * answers.c). */
+void end_entry(struct engine *e, const struct nvm_patch_key *key);
 
 int service_start(struct engine *e);
 void service_stop(struct engine *e);

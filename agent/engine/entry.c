@@ -8,27 +8,37 @@
 
 #include "lib/log.h"
 
-/* The sets, by program name (see redirect.bpf.c):
- *   tp_btf  nvm_sys_enter, nvm_sys_exit        (in-kernel: ..._ik)
- *   fentry  nvm_fe_a_<syscall>, nvm_fx_a_<syscall>  (in-kernel: nvm_fe_k_, nvm_fx_k_) */
+/* A program's role, from its section: the entry points are the sys_enter
+ * and sys_exit tracepoints (tp_btf) and the fentry/fexit programs on the
+ * syscall functions; the in-kernel rewrite's variant of each is named with
+ * the suffix _ik (see redirect.bpf.c). Every other program is not an entry
+ * point (the fork and exec tracepoints, the matcher's test program). */
 struct role {
 	bool entry_point, enter, fentry, in_kernel;
 };
 
-static struct role role_of(const char *n)
+static bool has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+static bool has_suffix(const char *s, const char *x)
 {
+	size_t n = strlen(s), k = strlen(x);
+
+	return n >= k && !strcmp(s + n - k, x);
+}
+
+static struct role role_of(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
 	struct role r = { 0 };
 
-	if (!strncmp(n, "nvm_fe_", 7) || !strncmp(n, "nvm_fx_", 7)) {
+	if (has_prefix(sec, "fentry/") || has_prefix(sec, "fexit/")) {
 		r.entry_point = r.fentry = true;
-		r.enter = n[5] == 'e';
-		r.in_kernel = n[7] == 'k';
-	} else if (!strcmp(n, "nvm_sys_enter") || !strcmp(n, "nvm_sys_exit") ||
-		   !strcmp(n, "nvm_sys_enter_ik") || !strcmp(n, "nvm_sys_exit_ik")) {
+		r.enter = has_prefix(sec, "fentry/");
+	} else if (!strcmp(sec, "tp_btf/sys_enter") || !strcmp(sec, "tp_btf/sys_exit")) {
 		r.entry_point = true;
-		r.enter = !strncmp(n, "nvm_sys_enter", 13);
-		r.in_kernel = strstr(n, "_ik") != NULL;
+		r.enter = !strcmp(sec, "tp_btf/sys_enter");
 	}
+	r.in_kernel = r.entry_point && has_suffix(bpf_program__name(p), "_ik");
 	return r;
 }
 
@@ -37,7 +47,7 @@ void entry_choose(struct bpf_object *obj, bool fentry, bool in_kernel)
 	struct bpf_program *p;
 
 	bpf_object__for_each_program(p, obj) {
-		struct role r = role_of(bpf_program__name(p));
+		struct role r = role_of(p);
 
 		if (r.entry_point)
 			bpf_program__set_autoload(p, r.fentry == fentry && r.in_kernel == in_kernel);
@@ -51,7 +61,7 @@ static int attach_side(struct bpf_object *obj, bool enter, struct entry_links *l
 	struct bpf_program *p;
 
 	bpf_object__for_each_program(p, obj) {
-		struct role r = role_of(bpf_program__name(p));
+		struct role r = role_of(p);
 		struct bpf_link *link;
 
 		if (!r.entry_point || r.enter != enter || !bpf_program__autoload(p))

@@ -75,17 +75,11 @@ static void try_prog(enum which w, bool attach, struct probe_item *it)
 	probe_bpf__destroy(s);
 }
 
+/* The first line of path, or "unknown". */
 static void read_line(const char *path, char *buf, size_t len)
 {
-	char tmp[512];
-	ssize_t n = fs_read(path, tmp, sizeof(tmp));
-
-	if (n < 0) {
+	if (fs_read_line(path, buf, len) < 0)
 		snprintf(buf, len, "unknown");
-		return;
-	}
-	tmp[strcspn(tmp, "\n")] = '\0';
-	snprintf(buf, len, "%s", tmp);
 }
 
 void probe_lockdown(char *buf, size_t len)

@@ -24,277 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-
 #include "engine/engine_int.h"
-#include "engine/kpatches.h"
 #include "lib/log.h"
 #include "lib/realtime.h"
 #include "redirect.skel.h"
 
 #define THREADS_PER_CPU 2 /* see the top of the file */
-
-static bool cas(__u64 *p, __u64 old, __u64 new)
-{
-	return __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_SEQ_CST);
-}
-
-/* The counters are shared by every thread and read by the main one. */
-#define ASTAT_ADD(e, f, n) __atomic_fetch_add(&(e)->astats.f, (n), __ATOMIC_RELAXED)
-
-static void astat_max(uint64_t *p, uint64_t v)
-{
-	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-
-	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, false, __ATOMIC_RELAXED,
-							 __ATOMIC_RELAXED))
-		;
-}
-
-/* Locking: e->lock guards the book only, and is never held across memory
- * I/O. Reading another process's memory can sleep (its mmap lock taken by
- * a fork, its exec in progress): a thread asleep with the book locked would
- * stop every other thread from answering, while tasks spin on their CPUs.
- * A record being restored is marked busy, so only one thread touches it. */
-static void book_lock(struct engine *e) { pthread_mutex_lock(&e->lock); }
-static void book_unlock(struct engine *e) { pthread_mutex_unlock(&e->lock); }
-
-/* Marks the live record at (mm, addr) busy and copies it. */
-static bool take_rec(struct engine *e, uint64_t mm, uint64_t addr, struct patch_rec *copy)
-{
-	struct patch_rec *rec;
-	bool ok = false;
-
-	book_lock(e);
-	rec = book_find(e->book, mm, addr);
-	if (rec && rec->live && !rec->busy) {
-		rec->busy = true;
-		*copy = *rec;
-		ok = true;
-	}
-	book_unlock(e);
-	return ok;
-}
-
-/* Ends what take_rec began: retired (restored, or its process is gone), or
- * left live for another try. */
-static void put_rec(struct engine *e, const struct patch_rec *copy, bool retire)
-{
-	struct patch_rec *rec;
-
-	book_lock(e);
-	rec = book_find(e->book, copy->mm, copy->addr);
-	if (rec && rec->busy) {
-		rec->busy = false;
-		if (retire)
-			book_retire(rec, now_ns());
-	}
-	book_unlock(e);
-}
-
-/* Ends the kernel side's entry at key, once its bytes are back (or gone
- * with its process): an in-kernel record stays, RESTORED, for fork children
- * that copied the replacement (as the kernel side keeps its own); any other
- * entry is removed. An entry still RESTORING is one the kernel side handed
- * over (its wait is over): it comes off nr_handed, exactly once, under the
- * book's lock. The address space is marked recent for nvm_fork. */
-static void end_entry(struct engine *e, const struct nvm_patch_key *key)
-{
-	struct nvm_patch p;
-	bool handed = false, ended;
-	uint64_t now = now_ns();
-
-	book_lock(e);
-	if (bpf_map_lookup_elem(e->patches_fd, key, &p)) {
-		book_unlock(e);
-		return;
-	}
-	handed = NVM_PATCH_STATE(p.word) == NVM_PATCH_RESTORING;
-	if (handed && (p.flags & NVM_PATCH_F_INKERNEL)) {
-		p.word = NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0);
-		p.since = now;
-		ended = !bpf_map_update_elem(e->patches_fd, key, &p, BPF_EXIST);
-	} else {
-		ended = !bpf_map_delete_elem(e->patches_fd, key);
-	}
-	if (ended && handed)
-		__atomic_fetch_sub(&e->skel->bss->nr_handed, 1, __ATOMIC_SEQ_CST);
-	book_unlock(e);
-	bpf_map_update_elem(bpf_map__fd(e->skel->maps.mm_recent), &key->mm, &now, BPF_ANY);
-}
-
-static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
-{
-	char cur[NVM_PATH_READ + 1], repl[NVM_PATH_READ];
-	unsigned span = s->span;
-	bool exact = s->flags & NVM_REQ_EXACT;
-	int rule = (int)s->rule;
-	struct patch_rec *rec;
-
-	if (s->flags & NVM_REQ_UNREAD) {
-		/* Read what the kernel could not, and match it here. */
-		if (memio_read_str(fd, s->addr, cur, sizeof(cur)) < 0)
-			return NVM_RES_FAILED;
-		rule = rules_match(&e->rules, cur, &span, &exact);
-		if (rule < 0) {
-			ASTAT_ADD(e, nomatch, 1);
-			return NVM_RES_NOMATCH;
-		}
-	} else {
-		if (span == 0 || span >= NVM_PATH_READ || s->rule >= e->rules.n)
-			return NVM_RES_FAILED;
-		/* The bytes must still be what the kernel matched, up to and
-		 * including the boundary after the prefix. */
-		if (memio_read(fd, s->addr, cur, span + 1) || memcmp(cur, s->path, span + 1))
-			return NVM_RES_FAILED;
-	}
-	if (rules_replacement(&e->rules.r[rule], span, exact, repl))
-		return NVM_RES_FAILED;
-
-	/* Booked before it is written, so a fork that copies the bytes in
-	 * between finds the record to repair its copy by. */
-	book_lock(e);
-	rec = book_add(e->book, s->mm, s->addr);
-	if (rec) {
-		rec->tgid = s->tgid, rec->tid = s->tid, rec->span = span;
-		memcpy(rec->orig, cur, span);
-		memcpy(rec->repl, repl, span);
-		rec->when_ns = now_ns();
-	}
-	book_unlock(e);
-	if (!rec)
-		return NVM_RES_FAILED;
-	/* cur was read just now, from the parked task: write right after it. */
-	if (memio_write(fd, s->addr, repl, span)) {
-		book_lock(e);
-		rec = book_find(e->book, s->mm, s->addr);
-		if (rec)
-			book_retire(rec, 0);
-		book_unlock(e);
-		return NVM_RES_FAILED;
-	}
-	ASTAT_ADD(e, patched, 1);
-	nvm_debug("patched pid %u %.*s -> %.*s", s->tid, (int)span, cur, (int)span, repl);
-	return NVM_RES_OK;
-}
-
-/* Writes the original bytes back if the replacement is still there. The
- * record was taken with take_rec; this puts it back, retired. */
-static int restore_rec(struct engine *e, const struct patch_rec *rec, int fd)
-{
-	int r = memio_swap(fd, rec->addr, rec->repl, rec->orig, rec->span);
-
-	put_rec(e, rec, true);
-	if (r) {
-		ASTAT_ADD(e, errors, 1);
-		nvm_warn("restore in pid %u at 0x%llx: %s", rec->tgid,
-			 (unsigned long long)rec->addr,
-			 r > 0 ? "memory no longer holds the patch; left as is" : strerror(errno));
-		return NVM_RES_FAILED;
-	}
-	ASTAT_ADD(e, restored, 1);
-	return NVM_RES_OK;
-}
-
-/* The kernel side could not put back the bytes of a patch it wrote itself
- * (the page no longer took the write): the record is in the patches map. */
-static int restore_kpatch(struct engine *e, const struct nvm_slot *s, int fd)
-{
-	struct nvm_patch p;
-	int r;
-
-	if (!kpatch_get(e->patches_fd, s->mm, s->addr, &p) ||
-	    NVM_PATCH_STATE(p.word) != NVM_PATCH_RESTORING || p.span >= NVM_PATH_READ)
-		return NVM_RES_FAILED;
-	r = memio_swap(fd, s->addr, p.repl, p.orig, p.span);
-	if (r < 0) {
-		ASTAT_ADD(e, errors, 1);
-		return NVM_RES_FAILED;
-	}
-	if (r == 0)
-		ASTAT_ADD(e, restored, 1);
-	return NVM_RES_OK; /* r > 0: the process changed the bytes: left as they are */
-}
-
-static int handle_restore(struct engine *e, const struct nvm_slot *s, int fd)
-{
-	struct patch_rec rec;
-
-	if (!take_rec(e, s->mm, s->addr, &rec))
-		return restore_kpatch(e, s, fd);
-	return restore_rec(e, &rec, fd);
-}
-
-struct fork_repair {
-	struct engine *e;
-	__u64 parent_mm;
-	int fd; /* the child's memory */
-};
-
-/* Repairs, in a fork child, the bytes of its parent's patch at addr, if
- * the child still holds the replacement there (memio_swap checks). */
-static void repair_child(struct engine *e, int fd, __u64 addr, const char *repl,
-			 const char *orig, unsigned span)
-{
-	if (span < NVM_PATH_READ && memio_swap(fd, addr, repl, orig, span) == 0)
-		ASTAT_ADD(e, fork_repairs, 1);
-}
-
-static void repair_child_kpatch(const struct nvm_patch_key *key, const struct nvm_patch *p,
-				void *ctx)
-{
-	struct fork_repair *f = ctx;
-
-	if (key->mm == f->parent_mm)
-		repair_child(f->e, f->fd, key->addr, p->repl, p->orig, p->span);
-}
-
-/* A fork child copied its parent's memory while patches were (or had just
- * been) in place: wherever the child still holds a replacement, put the
- * original back. The parent's records are copied first, so the child's
- * memory is read with the book unlocked. The kernel side's own records
- * (in-kernel rewrite) are in the patches map. */
-static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
-{
-	struct fork_repair f = { .e = e, .parent_mm = s->parent_mm, .fd = fd };
-	struct patch_rec *recs = NULL;
-	unsigned n = 0, cap = 0;
-
-	book_lock(e);
-	for (unsigned i = 0; i < e->book->n; i++) {
-		if (e->book->r[i].mm != s->parent_mm)
-			continue;
-		if (n == cap) {
-			struct patch_rec *more = realloc(recs, (cap ? 2 * cap : 8) * sizeof(*recs));
-
-			if (!more)
-				break;
-			recs = more, cap = cap ? 2 * cap : 8;
-		}
-		recs[n++] = e->book->r[i];
-	}
-	book_unlock(e);
-	for (unsigned i = 0; i < n; i++)
-		repair_child(e, fd, recs[i].addr, recs[i].repl, recs[i].orig, recs[i].span);
-	free(recs);
-	if (e->opts.in_kernel)
-		kpatch_each(e->patches_fd, repair_child_kpatch, &f);
-	return NVM_RES_OK;
-}
-
-/* Takes back a write the kernel side stopped waiting for. */
-static void undo_late(struct engine *e, const struct nvm_slot *s, int fd)
-{
-	struct nvm_patch_key key = { .mm = s->mm, .addr = s->addr };
-	struct patch_rec rec;
-
-	ASTAT_ADD(e, late, 1);
-	if (s->kind == NVM_REQ_PATCH && take_rec(e, s->mm, s->addr, &rec))
-		restore_rec(e, &rec, fd);
-	if (s->kind == NVM_REQ_RESTORE)
-		end_entry(e, &key);
-}
 
 /* A poller about to touch a process's memory stops being the poller: it may
  * sleep there, and the kernel side must not count on it meanwhile (a task
@@ -350,81 +85,99 @@ const char *service_kind_name(uint32_t kind)
 	return "request";
 }
 
-/* Claims and answers the request in slot i if it is waiting. */
-static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
+/* Claims the request in slot i if one waits there (WAITING, or LEFT by a
+ * task that no longer waits): true, with a stable copy of it in req (the
+ * kernel side only reads the slot once it is claimed). */
+static bool claim(struct engine *e, unsigned i, struct nvm_slot *req, bool *nowait)
 {
 	struct nvm_slot *s = &e->slots[i];
-	uint64_t word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
-	uint64_t seq = NVM_SLOT_SEQ(word);
-	struct nvm_slot req;
-	uint64_t waited, t0, t1, t2;
-	int fd, res;
-	bool was_poller = false, nowait;
+	uint64_t word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE), waited;
 
 	if (NVM_SLOT_STATE(word) != NVM_SLOT_WAITING && NVM_SLOT_STATE(word) != NVM_SLOT_LEFT)
 		return false;
-	if (!cas(&s->word, word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED)))
+	if (!slot_cas(&s->word, word, NVM_SLOT_WORD(NVM_SLOT_SEQ(word), NVM_SLOT_CLAIMED)))
 		return false;
-	req = *s; /* stable: the kernel side only reads the slot now */
-	nowait = (req.flags & NVM_REQ_NOWAIT) || NVM_SLOT_STATE(word) == NVM_SLOT_LEFT;
-
+	*req = *s;
+	req->word = NVM_SLOT_WORD(NVM_SLOT_SEQ(word), NVM_SLOT_CLAIMED);
+	*nowait = (req->flags & NVM_REQ_NOWAIT) || NVM_SLOT_STATE(word) == NVM_SLOT_LEFT;
 	/* How long the task waited for a thread to claim it: mostly the
 	 * wake-up of an agent thread when none was polling. */
-	waited = (now_ns() - req.posted_ns) / 1000;
+	waited = (now_ns() - req->posted_ns) / 1000;
 	ASTAT_ADD(e, requests, 1);
 	ASTAT_ADD(e, claim_us_total, waited);
 	astat_max(&e->astats.claim_us_max, waited);
+	return true;
+}
 
-	if (stuck_in(e, t, req.mm)) {
+/* Does what req asks in its task's memory, with this thread marked as
+ * inside that process meanwhile (see stuck_in) and no longer counted as
+ * the poller (see leave_polling). Returns an nvm_result; *fd is the memory
+ * file used, for the caller to give back. */
+static int answer(struct engine *e, struct service_thread *t, const struct nvm_slot *req,
+		  int *fd)
+{
+	uint64_t t0, t1, t2;
+	bool was_poller;
+	int res;
+
+	*fd = -1;
+	if (stuck_in(e, t, req->mm)) {
 		ASTAT_ADD(e, stuck_refused, 1);
-		fd = -1;
-		res = NVM_RES_FAILED;
-		goto answer;
+		return NVM_RES_FAILED;
 	}
 	was_poller = leave_polling(e, t);
 	atomic_store(&t->io_since, now_ns());
-	atomic_store(&t->io_mm, req.mm);
+	atomic_store(&t->io_mm, req->mm);
 	t0 = now_ns();
-	fd = memio_fd(e->mem, req.tgid, req.tid, req.mm);
+	*fd = memio_fd(e->mem, req->tgid, req->tid, req->mm);
 	t1 = now_ns();
-	if (fd < 0) {
-		res = NVM_RES_FAILED;
-	} else {
-		switch (req.kind) {
-		case NVM_REQ_PATCH: res = handle_patch(e, &req, fd); break;
-		case NVM_REQ_RESTORE: res = handle_restore(e, &req, fd); break;
-		case NVM_REQ_FORKFIX: res = handle_forkfix(e, &req, fd); break;
-		default: res = NVM_RES_FAILED;
-		}
-	}
+	res = *fd < 0 ? NVM_RES_FAILED : answer_request(e, req, *fd);
 	atomic_store(&t->io_mm, 0);
 	t2 = now_ns();
+	resume_polling(e, t, was_poller);
 	/* Past the kernel side's limit the task has stopped waiting: say
 	 * where the time went (opening the memory file, or the I/O). */
 	if (t2 - t0 > e->times.answer)
 		nvm_warn("slow answer: %s for pid %u took %llu us (memory file %llu us, then %llu us)",
-			 service_kind_name(req.kind), req.tid, (unsigned long long)(t2 - t0) / 1000,
+			 service_kind_name(req->kind), req->tid, (unsigned long long)(t2 - t0) / 1000,
 			 (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000);
 	if (res == NVM_RES_FAILED)
 		ASTAT_ADD(e, errors, 1);
-	astat_max(&e->astats.answer_us_max, (now_ns() - req.posted_ns) / 1000 - waited);
-answer:
+	astat_max(&e->astats.answer_us_max, (t2 - t0) / 1000);
+	return res;
+}
+
+/* Hands the result to the kernel side: DONE for a task that waits (which
+ * frees the slot), or the slot freed here when nobody waits. An answer the
+ * task stopped waiting for meanwhile is undone. */
+static void publish(struct engine *e, unsigned i, const struct nvm_slot *req, bool nowait,
+		    int res, int fd)
+{
+	struct nvm_slot *s = &e->slots[i];
+	uint64_t seq = NVM_SLOT_SEQ(req->word);
+
 	s->result = res;
 	if (nowait) {
-		/* Nobody waits for this answer: free the slot, and finish what
-		 * the kernel side would have done. */
-		struct nvm_patch_key key = { .mm = req.mm, .addr = req.addr };
-
-		if (req.kind == NVM_REQ_RESTORE)
-			end_entry(e, &key);
-		cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED), NVM_SLOT_WORD(seq + 1, NVM_SLOT_FREE));
-	} else if (!cas(&s->word, NVM_SLOT_WORD(seq, NVM_SLOT_CLAIMED),
-			NVM_SLOT_WORD(seq, NVM_SLOT_DONE)) &&
+		answer_unwaited(e, req);
+		slot_cas(&s->word, req->word, NVM_SLOT_WORD(seq + 1, NVM_SLOT_FREE));
+	} else if (!slot_cas(&s->word, req->word, NVM_SLOT_WORD(seq, NVM_SLOT_DONE)) &&
 		   fd >= 0 && res == NVM_RES_OK) {
-		undo_late(e, &req, fd);
+		answer_late(e, req, fd);
 	}
+}
+
+/* Claims and answers the request in slot i if one waits there. */
+static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
+{
+	struct nvm_slot req;
+	bool nowait;
+	int fd, res;
+
+	if (!claim(e, i, &req, &nowait))
+		return false;
+	res = answer(e, t, &req, &fd);
+	publish(e, i, &req, nowait, res, fd);
 	memio_put(e->mem, fd);
-	resume_polling(e, t, was_poller);
 	return true;
 }
 
@@ -655,100 +408,3 @@ void service_stop(struct engine *e)
 	e->nthreads = 0;
 }
 
-#define JANITOR_BATCH 64
-
-struct sweep {
-	struct engine *e;
-	bool all;
-	uint64_t now, stale;
-};
-
-/* One in-kernel record: forgotten once no fork can need it; restored here
- * when its task gave up on the agent's restore, or when the programs are
- * gone; dropped with its process. */
-static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch *p, void *ctx)
-{
-	struct sweep *w = ctx;
-	struct engine *e = w->e;
-	uint32_t state = NVM_PATCH_STATE(p->word);
-	bool old = w->now - p->since > w->stale;
-	int fd;
-
-	if (state == NVM_PATCH_RESTORED) {
-		if (w->all || w->now - p->since > 2 * e->times.recent)
-			bpf_map_delete_elem(e->patches_fd, key);
-		return;
-	}
-	if (!w->all && !old)
-		return;
-	fd = memio_fd(e->mem, p->tgid, p->tid, key->mm);
-	if (fd < 0)
-		fd = memio_fd(e->mem, p->tgid, p->tgid, key->mm);
-	if (fd < 0) {
-		end_entry(e, key); /* the process is gone */
-		return;
-	}
-	/* An applied patch of a live process is in use inside a syscall,
-	 * unless the programs are detached. */
-	if (w->all || state == NVM_PATCH_RESTORING) {
-		if (p->span < NVM_PATH_READ &&
-		    memio_swap(fd, key->addr, p->repl, p->orig, p->span) == 0)
-			ASTAT_ADD(e, late_restores, 1);
-		end_entry(e, key);
-	}
-	memio_put(e->mem, fd);
-}
-
-/* Restores patches the kernel side left behind (a task that gave up waiting
- * or was killed in its syscall). Candidates are taken under the lock, then
- * restored with it released, a batch at a time. */
-void service_janitor(struct engine *e, bool all)
-{
-	uint64_t now = now_ns(), stale = e->times.stale;
-	struct patch_rec batch[JANITOR_BATCH];
-	unsigned start = 0;
-
-	if (e->opts.in_kernel) {
-		struct sweep w = { .e = e, .all = all, .now = now, .stale = stale };
-
-		kpatch_each(e->patches_fd, sweep_kpatch, &w);
-	}
-
-	for (;;) {
-		unsigned n = 0, i;
-
-		book_lock(e);
-		for (i = start; i < e->book->n && n < JANITOR_BATCH; i++) {
-			struct patch_rec *rec = &e->book->r[i];
-			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
-			struct nvm_patch p;
-
-			if (!rec->live || rec->busy || (!all && now - rec->when_ns < stale))
-				continue;
-			/* Still in use by a task inside a syscall: leave it. */
-			if (!all && bpf_map_lookup_elem(e->patches_fd, &key, &p) == 0 &&
-			    NVM_PATCH_STATE(p.word) == NVM_PATCH_APPLIED)
-				continue;
-			rec->busy = true;
-			batch[n++] = *rec;
-		}
-		start = i;
-		if (n == 0)
-			book_expire(e->book, now, 2 * e->times.recent);
-		book_unlock(e);
-		if (n == 0)
-			return;
-		for (i = 0; i < n; i++) {
-			struct patch_rec *rec = &batch[i];
-			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
-			int fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
-
-			if (fd >= 0 && restore_rec(e, rec, fd) == NVM_RES_OK)
-				ASTAT_ADD(e, late_restores, 1);
-			else if (fd < 0)
-				put_rec(e, rec, true); /* the process is gone */
-			memio_put(e->mem, fd);
-			end_entry(e, &key);
-		}
-	}
-}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fsutil.h"
+
 void cpuset_clear(struct nvm_cpuset *s) { memset(s, 0, sizeof(*s)); }
 
 void cpuset_set(struct nvm_cpuset *s, unsigned cpu)
@@ -155,13 +157,9 @@ int cpuset_read_file(struct nvm_cpuset *s, const char *path)
 {
 	char text[4096];
 	const char *why;
-	FILE *f = fopen(path, "r");
-	size_t n;
+	ssize_t n = fs_read(path, text, sizeof(text));
 
-	if (!f)
-		return -errno;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
+	if (n < 0)
+		return (int)n;
 	return cpuset_parse_list(s, text, &why) ? -EINVAL : 0;
 }

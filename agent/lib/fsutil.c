@@ -118,3 +118,42 @@ ssize_t fs_read(const char *path, char *buf, size_t len)
 	close(fd);
 	return n;
 }
+
+ssize_t fs_read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n = fs_read(path, buf, len);
+
+	if (n < 0)
+		return n;
+	buf[strcspn(buf, "\n")] = '\0';
+	return (ssize_t)strlen(buf);
+}
+
+int fs_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	err = errno;
+	close(fd);
+	errno = n < 0 ? err : EIO;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+int fs_exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}

@@ -19,5 +19,12 @@ int fs_symlink(const char *target, const char *dir, const char *name);
 int fs_remove_tree(const char *path);
 /* Reads a whole small file into buf (NUL-terminated); returns its length or -errno. */
 ssize_t fs_read(const char *path, char *buf, size_t len);
+/* The first line of a small file, without its newline; its length or -errno. */
+ssize_t fs_read_line(const char *path, char *buf, size_t len);
+/* Writes s to the existing file path in one write (a cgroup or proc file).
+ * Returns 0, or -1 with errno set. Reports nothing. */
+int fs_write_str(const char *path, const char *s);
+/* The folder of this process's executable. Returns 0 or -1. */
+int fs_exe_dir(char *buf, size_t len);
 
 #endif

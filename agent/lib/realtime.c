@@ -10,41 +10,26 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-/* Whether a comma-separated list holds a word. */
-static bool has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
+#include "lib/fsutil.h"
+#include "lib/mountinfo.h"
 
-	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncmp(p, word, n) && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
+static bool is_cpu_v1(const struct mount_entry *e, void *ctx)
+{
+	(void)ctx;
+	return !strcmp(e->fstype, "cgroup") && mountinfo_has_opt(e->super_opts, "cpu");
 }
 
 /* The mount point of the cgroup v1 hierarchy that has the cpu controller. */
 static int cpu_v1_mount(char *mnt, size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char line[1024];
-	int found = -1;
+	struct mount_entry e;
 
-	if (!f)
+	if (mountinfo_find(is_cpu_v1, NULL, &e) || snprintf(mnt, len, "%s", e.point) >= (int)len)
 		return -1;
-	while (found < 0 && fgets(line, sizeof(line), f)) {
-		char point[512], fstype[64], source[256], opts[512];
-		const char *dash = strstr(line, " - ");
-
-		if (!dash || sscanf(line, "%*s %*s %*s %*s %511s", point) != 1 ||
-		    sscanf(dash, " - %63s %255s %511s", fstype, source, opts) != 3)
-			continue;
-		if (!strcmp(fstype, "cgroup") && has_word(opts, "cpu") &&
-		    snprintf(mnt, len, "%s", point) < (int)len)
-			found = 0;
-	}
-	fclose(f);
-	return found;
+	return 0;
 }
 
 /* The calling thread's group in that hierarchy ("/" for the root). */
@@ -63,7 +48,7 @@ static int cpu_v1_group(char *group, size_t len)
 			continue;
 		*path++ = '\0';
 		path[strcspn(path, "\n")] = '\0';
-		if (has_word(ctrl + 1, "cpu") && snprintf(group, len, "%s", path) < (int)len)
+		if (mountinfo_has_opt(ctrl + 1, "cpu") && snprintf(group, len, "%s", path) < (int)len)
 			found = 0;
 	}
 	fclose(f);
@@ -72,22 +57,20 @@ static int cpu_v1_group(char *group, size_t len)
 
 static int read_long(const char *path, long *v)
 {
-	FILE *f = fopen(path, "r");
-	int ok = f && fscanf(f, "%ld", v) == 1;
+	char line[64], *end;
 
-	if (f)
-		fclose(f);
-	return ok ? 0 : -1;
+	if (fs_read_line(path, line, sizeof(line)) <= 0)
+		return -1;
+	*v = strtol(line, &end, 10);
+	return *end ? -1 : 0;
 }
 
 static int write_tid(const char *path)
 {
-	FILE *f = fopen(path, "w");
-	int ok = f && fprintf(f, "%d\n", gettid()) > 0;
+	char tid[24];
 
-	if (f && fclose(f))
-		ok = 0;
-	return ok ? 0 : -1;
+	snprintf(tid, sizeof(tid), "%d\n", gettid());
+	return fs_write_str(path, tid);
 }
 
 enum rt_outcome realtime_self(int prio, char *why, size_t len)

@@ -30,8 +30,11 @@ int ydoc_load(struct ydoc *y, const char *file, const char *text, size_t len)
 	}
 	yaml_parser_delete(&parser);
 	y->loaded = true;
-	if (!yaml_document_get_root_node(&y->doc))
-		return ydoc_fail(y, NULL, "(document)", "the file is empty");
+	if (!yaml_document_get_root_node(&y->doc)) {
+		ydoc_fail(y, NULL, "(document)", "the file is empty");
+		ydoc_free(y);
+		return -1;
+	}
 	return 0;
 }
 

@@ -14,7 +14,8 @@ struct ydoc {
 	bool loaded;
 };
 
-/* Loads text (len bytes) as one YAML document. Returns 0 or -1 (reported). */
+/* Loads text (len bytes) as one YAML document. Returns 0, or -1 (reported,
+ * nothing left to free). */
 int ydoc_load(struct ydoc *y, const char *file, const char *text, size_t len);
 void ydoc_free(struct ydoc *y);
 yaml_node_t *ydoc_root(struct ydoc *y);

@@ -8,7 +8,7 @@
 #include "profile/model.h"
 
 #define NVM_RULES_MAX 160
-/* Kept in step with NVM_FROM_MAX in bpf/redirect.h. */
+/* The kernel side's NVM_FROM_MAX (checked in engine/rules_map.c). */
 #define NVM_RULE_FROM_MAX 64
 
 enum nvm_rule_kind {

@@ -52,6 +52,13 @@ r=$("$nvm" run --profile gb300 --cgroup "$T" --strategy fastest 2>&1); rc=$?
 check_eq "--strategy fastest: status 2" 2 $rc
 check_has "and names the strategies there are" "--strategy fastest: not a strategy (auto, in-kernel or assisted)" "$r"
 
+echo "== the rule matcher, in C and in BPF"
+# The same table of paths through the agent's rules_match and the kernel
+# side's matcher (BPF_PROG_RUN): they must agree on every path.
+r=$("$(pwd)/$out/helpers/match" profiles/gb300.yaml /run/nvm tests/kernel/match_paths.txt 2>&1)
+echo "$r" | grep '^FAIL' || true
+check_has "the kernel side's matcher and rules_match agree on every path of the table" "ok: matcher: the kernel side and rules_match agree on all" "$r"
+
 echo "== bad input"
 r=$("$nvm" run --profile gb300 --cgroup /tmp 2>&1); rc=$?
 check_eq "a target that is not a cgroup v2 directory: status 2" 2 $rc
@@ -74,6 +81,10 @@ check "agent starts on $T" start_agent "$LOG" --profile gb300 --device-nodes --c
 check_has "log says which strategy ($want)" "strategy: $want rewrite (auto" "$(cat "$LOG")"
 check_has "log says which entry points ($went)" "entry points: $went" "$(cat "$LOG")"
 check_has "log lists the rules" "rule /proc/driver/nvidia -> $ROOT/p" "$(cat "$LOG")"
+# probe and run decide with the same function: what probe says is what runs.
+check_eq "probe's strategy and entry points are the running agent's" \
+	"$("$nvm" probe -j | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["strategy"], d["entry"])')" \
+	"$("$nvm" status --root "$ROOT" -j | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["strategy"], d["entry"])')"
 check_has "log names the target" "target cgroup $T" "$(cat "$LOG")"
 check_eq "every patch service thread runs SCHED_FIFO (status)" "$((2 * $(nproc)))" "$(status_field "$ROOT" agent realtime_threads)"
 check_eq "and the kernel says so (/proc policy)" "$((2 * $(nproc)))" "$(fifo_threads "$agent_pid")"
@@ -121,6 +132,8 @@ r=$(timeout 20 "$in_cgroup" "$T" "$bb" cat /proc/driver/nvidia/gpus/0009:06:00.0
 check_has "static busybox cat reads information" "NVIDIA GB300 NVL" "$r"
 r=$(timeout 20 "$in_cgroup" "$O" "$bb" ls /proc/driver/nvidia/gpus 2>&1)
 check_has "sibling busybox ls sees nothing" "No such file" "$r"
+r=$(timeout 20 "$in_cgroup" "$T" "$bb" cat /proc//driver///nvidia/version 2>&1)
+check_has "a path with repeated slashes inside (/proc//driver///nvidia/version)" "NVRM version:" "$r"
 py='import os; print(sorted(os.listdir("/proc/driver/nvidia/gpus"))); print(open("/proc/driver/nvidia/version").readline().strip())'
 r=$(timeout 20 "$in_cgroup" "$T" /usr/bin/python3 -c "$py" 2>&1)
 check_has "python os.listdir" "['0008:06:00.0', '0009:06:00.0', '0018:06:00.0', '0019:06:00.0']" "$r"

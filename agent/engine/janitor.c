@@ -1,0 +1,107 @@
+/* The janitor, run by the agent's main thread: restores what the kernel
+ * side left behind (a task that gave up waiting, or was killed inside its
+ * syscall), and everything at the end, once the programs are detached. */
+#include <bpf/bpf.h>
+
+#include "engine/engine_int.h"
+#include "engine/kpatches.h"
+#include "lib/log.h"
+#include "redirect.skel.h"
+
+#define JANITOR_BATCH 64
+
+struct sweep {
+	struct engine *e;
+	bool all;
+	uint64_t now, stale;
+};
+
+/* One in-kernel record: forgotten once no fork can need it; restored here
+ * when its task gave up on the agent's restore, or when the programs are
+ * gone; dropped with its process. */
+static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch *p, void *ctx)
+{
+	struct sweep *w = ctx;
+	struct engine *e = w->e;
+	uint32_t state = NVM_PATCH_STATE(p->word);
+	bool old = w->now - p->since > w->stale;
+	int fd;
+
+	if (state == NVM_PATCH_RESTORED) {
+		if (w->all || w->now - p->since > 2 * e->times.recent)
+			bpf_map_delete_elem(e->patches_fd, key);
+		return;
+	}
+	if (!w->all && !old)
+		return;
+	fd = memio_fd(e->mem, p->tgid, p->tid, key->mm);
+	if (fd < 0)
+		fd = memio_fd(e->mem, p->tgid, p->tgid, key->mm);
+	if (fd < 0) {
+		end_entry(e, key); /* the process is gone */
+		return;
+	}
+	/* An applied patch of a live process is in use inside a syscall,
+	 * unless the programs are detached. */
+	if (w->all || state == NVM_PATCH_RESTORING) {
+		if (p->span < NVM_PATH_READ &&
+		    memio_swap(fd, key->addr, p->repl, p->orig, p->span) == 0)
+			ASTAT_ADD(e, late_restores, 1);
+		end_entry(e, key);
+	}
+	memio_put(e->mem, fd);
+}
+
+/* Restores patches the kernel side left behind (a task that gave up waiting
+ * or was killed in its syscall). Candidates are taken under the lock, then
+ * restored with it released, a batch at a time. */
+void service_janitor(struct engine *e, bool all)
+{
+	uint64_t now = now_ns(), stale = e->times.stale;
+	struct patch_rec batch[JANITOR_BATCH];
+	unsigned start = 0;
+
+	if (e->opts.in_kernel) {
+		struct sweep w = { .e = e, .all = all, .now = now, .stale = stale };
+
+		kpatch_each(e->patches_fd, sweep_kpatch, &w);
+	}
+
+	for (;;) {
+		unsigned n = 0, i;
+
+		book_lock(e);
+		for (i = start; i < e->book->n && n < JANITOR_BATCH; i++) {
+			struct patch_rec *rec = &e->book->r[i];
+			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
+			struct nvm_patch p;
+
+			if (!rec->live || rec->busy || (!all && now - rec->when_ns < stale))
+				continue;
+			/* Still in use by a task inside a syscall: leave it. */
+			if (!all && bpf_map_lookup_elem(e->patches_fd, &key, &p) == 0 &&
+			    NVM_PATCH_STATE(p.word) == NVM_PATCH_APPLIED)
+				continue;
+			rec->busy = true;
+			batch[n++] = *rec;
+		}
+		start = i;
+		if (n == 0)
+			book_expire(e->book, now, 2 * e->times.recent);
+		book_unlock(e);
+		if (n == 0)
+			return;
+		for (i = 0; i < n; i++) {
+			struct patch_rec *rec = &batch[i];
+			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
+			int fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
+
+			if (fd >= 0 && answer_restore_rec(e, rec, fd) == NVM_RES_OK)
+				ASTAT_ADD(e, late_restores, 1);
+			else if (fd < 0)
+				book_put(e, rec, true); /* the process is gone */
+			memio_put(e->mem, fd);
+			end_entry(e, &key);
+		}
+	}
+}

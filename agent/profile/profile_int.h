@@ -1,0 +1,20 @@
+/* The parts of profile parsing (profile.c, device.c, topology.c). */
+#ifndef NVM_PROFILE_INT_H
+#define NVM_PROFILE_INT_H
+
+#include "profile/model.h"
+#include "profile/yamldoc.h"
+
+/* DDDD:BB:DD.F in hex, any case, into g's bus fields (stored lower-case).
+ * Returns -1 for anything else, so no '/' or ".." can reach a path. */
+int parse_bus_id(const char *s, struct nvm_gpu *g);
+/* devices[i], with device_defaults for the keys it does not have. */
+int parse_device(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, unsigned i,
+		 const char *driver, struct nvm_gpu *g);
+/* pcie_topology; ndevices_listed: devices in the file, before any cut. */
+int parse_roots(struct ydoc *y, yaml_node_t *topo, unsigned ndevices_listed,
+		struct nvm_model *m);
+/* Without pcie_topology, Mokka puts every device under pci0000:00, NUMA 0. */
+void default_roots(struct nvm_model *m);
+
+#endif

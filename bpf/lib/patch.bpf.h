@@ -1,0 +1,318 @@
+/* Patches: one per (address space, address), shared by every thread whose
+ * syscall relies on it (struct nvm_patch in redirect.h). The entry side
+ * takes or joins the patch of a matching path, written in the kernel or by
+ * the agent; the exit side leaves it, and the last one out puts the
+ * original bytes back.
+ *
+ * Part of redirect.bpf.c, which defines, before including it, the patches, inflight and
+ * mm_recent maps, nr_inflight, nr_handed, fork_room and kstats (count); and
+ * includes slot.bpf.h, match.bpf.h and inkernel.bpf.h first. */
+#ifndef NVM_PATCH_BPF_H
+#define NVM_PATCH_BPF_H
+
+static __always_inline void touch_mm(__u64 mm)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&mm_recent, &mm, &now, BPF_ANY);
+}
+
+static __always_inline void track(struct nvm_patch_key *key)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!bpf_map_update_elem(&inflight, &tid, key, BPF_ANY))
+		__sync_fetch_and_add(&nr_inflight, 1);
+}
+
+enum join_outcome { J_WAITING, J_JOINED, J_GONE, J_TIMEOUT, J_GAVE_WAY };
+
+struct join_ctx {
+	struct nvm_patch_key key;
+	__u64 deadline;
+	int outcome;
+};
+
+/* One step of waiting to share a patch another thread of this address space
+ * has asked for or has in place. */
+static long join_step(__u64 i, void *data)
+{
+	struct join_ctx *j = data;
+	struct nvm_patch *p = bpf_map_lookup_elem(&patches, &j->key);
+	__u64 word;
+
+	if (!p) {
+		j->outcome = J_GONE;
+		return 1;
+	}
+	word = *(volatile __u64 *)&p->word;
+	if (NVM_PATCH_STATE(word) == NVM_PATCH_RESTORED) {
+		j->outcome = J_GONE; /* a record only: take it over */
+		return 1;
+	}
+	if (NVM_PATCH_STATE(word) == NVM_PATCH_APPLIED && NVM_PATCH_USERS(word) > 0) {
+		if (__sync_val_compare_and_swap(&p->word, word, word + 1) == word) {
+			j->outcome = J_JOINED;
+			return 1;
+		}
+		return 0;
+	}
+	if (fork_room) { /* see make_room */
+		j->outcome = J_GAVE_WAY;
+		return 1;
+	}
+	if (bpf_ktime_get_ns() > j->deadline) {
+		j->outcome = J_TIMEOUT;
+		return 1;
+	}
+	return 0;
+}
+
+/* Waits to share the patch at key another thread of this address space has
+ * asked for or has in place. Returns true when the syscall is done with (it
+ * shares the patch, or it had to go on without), false when the patch went
+ * away and the path must be looked at again. */
+static __always_inline bool share_patch(struct nvm_patch_key *key)
+{
+	struct join_ctx j = { .key = *key, .outcome = J_WAITING,
+			      .deadline = bpf_ktime_get_ns() + hard_deadline_ns };
+
+	/* A patch already in place is joined at once: only one still being
+	 * written needs a wait, and a CPU to wait on. */
+	join_step(0, &j);
+	if (j.outcome == J_WAITING) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (!may_spin(cpu)) {
+			count(busy_no_cpu);
+			count(slot_busy);
+			return true;
+		}
+		bpf_loop(1 << 23, join_step, &j, 0);
+		end_spin(cpu);
+	}
+	if (j.outcome == J_JOINED) {
+		count(shared);
+		track(key);
+		return true;
+	}
+	if (j.outcome == J_GONE)
+		return false;
+	if (j.outcome == J_GAVE_WAY) {
+		count(busy_gave_way);
+		count(slot_busy);
+		return true;
+	}
+	note_miss(0, key->addr, 0);
+	return true;
+}
+
+
+/* Takes over the record of a restored in-kernel patch at key (see
+ * NVM_PATCH_RESTORED): true if this task now owns it, PENDING. */
+static __always_inline bool take_over(struct nvm_patch_key *key)
+{
+	struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
+	__u64 word = NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0);
+
+	if (!p || __sync_val_compare_and_swap(&p->word, word,
+					      NVM_PATCH_WORD(NVM_PATCH_PENDING, 1)) != word)
+		return false;
+	p->since = bpf_ktime_get_ns();
+	p->flags = 0;
+	return true;
+}
+/* The patches map is only consulted when the path matches a rule (to take or
+ * share its patch) or is already under the tree root (someone's patch), so
+ * a target's other paths cost one read and one rules lookup. */
+static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_kernel)
+{
+	struct nvm_patch_key key = { .mm = mm, .addr = addr };
+	__u32 zero = 0;
+
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct nvm_patch np = {}, *p;
+		__u32 rule = 0, span = 0, flags = 0;
+		struct scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+		enum match m = M_RULE;
+		int res;
+
+		if (!sc)
+			return;
+		if (bpf_probe_read_user_str(sc->path, NVM_PATH_READ, (void *)addr) < 0) {
+			/* Not mapped in yet (a fresh fork): the agent reads it. */
+			flags = NVM_REQ_UNREAD;
+			count(read_faults);
+		} else {
+			m = match_rule(sc, &rule, &span, &flags);
+			if (m == M_NONE)
+				return;
+		}
+		if (m == M_ALIAS) {
+			/* No patch here now: either the path names the tree
+			 * itself, or its patch was restored after we read it;
+			 * read again (the last attempt lets it go as it is). */
+			p = bpf_map_lookup_elem(&patches, &key);
+			if (!p || NVM_PATCH_STATE(p->word) == NVM_PATCH_RESTORED)
+				continue;
+			if (share_patch(&key))
+				return;
+			continue;
+		}
+		np.word = NVM_PATCH_WORD(NVM_PATCH_PENDING, 1);
+		np.since = bpf_ktime_get_ns();
+		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST) && !take_over(&key)) {
+			/* Another thread has asked for this patch: share it. */
+			if (share_patch(&key))
+				return;
+			continue;
+		}
+		if (!(flags & NVM_REQ_UNREAD))
+			count(matched);
+		touch_mm(mm);
+		if (in_kernel && !(flags & NVM_REQ_UNREAD) &&
+		    (p = bpf_map_lookup_elem(&patches, &key)) &&
+		    write_in_kernel(p, sc->path, addr, rule, span, flags)) {
+			__sync_val_compare_and_swap(&p->word,
+						    NVM_PATCH_WORD(NVM_PATCH_PENDING, 1),
+						    NVM_PATCH_WORD(NVM_PATCH_APPLIED, 1));
+			count(rewritten);
+			count(ik_rewritten);
+			track(&key);
+			return;
+		}
+		struct nvm_ask rq = { .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
+				      .span = span, .mm = mm, .addr = addr };
+
+		res = ask_agent(&rq, sc->path);
+		p = bpf_map_lookup_elem(&patches, &key);
+		if (res == NVM_RES_OK && p) {
+			__sync_val_compare_and_swap(&p->word,
+						    NVM_PATCH_WORD(NVM_PATCH_PENDING, 1),
+						    NVM_PATCH_WORD(NVM_PATCH_APPLIED, 1));
+			if (flags & NVM_REQ_UNREAD)
+				count(matched);
+			count(rewritten);
+			track(&key);
+			return;
+		}
+		if (res == NVM_RES_FAILED)
+			count(agent_failed);
+		/* No match, failure or no answer: nothing is in place (after a
+		 * late write the agent undoes it itself). */
+		bpf_map_delete_elem(&patches, &key);
+		return;
+	}
+}
+
+static __noinline void enter_path(__u64 mm, __u64 addr)
+{
+	enter_path_body(mm, addr, false);
+}
+
+static __noinline void enter_path_ik(__u64 mm, __u64 addr)
+{
+	enter_path_body(mm, addr, true);
+}
+
+
+/* A patch's bytes are back: an in-kernel patch's record stays (RESTORED)
+ * for fork children that copied it; the agent's own are in its book. */
+static __always_inline void restored(struct nvm_patch_key *key, struct nvm_patch *p)
+{
+	if (p->flags & NVM_PATCH_F_INKERNEL) {
+		p->since = bpf_ktime_get_ns();
+		__sync_val_compare_and_swap(&p->word, NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0),
+					    NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0));
+	} else {
+		bpf_map_delete_elem(&patches, key);
+	}
+	touch_mm(key->mm);
+	count(restored);
+}
+
+/* The last user of a patch puts the original bytes back. */
+static __always_inline void release_body(struct nvm_patch_key *key, const bool in_kernel)
+{
+	for (int i = 0; i < 16; i++) {
+		struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
+		__u64 word;
+
+		if (!p)
+			return;
+		word = *(volatile __u64 *)&p->word;
+		if (NVM_PATCH_STATE(word) != NVM_PATCH_APPLIED || !NVM_PATCH_USERS(word))
+			return;
+		if (NVM_PATCH_USERS(word) > 1) {
+			if (__sync_val_compare_and_swap(&p->word, word, word - 1) == word)
+				return;
+			continue;
+		}
+		if (__sync_val_compare_and_swap(&p->word, word,
+						NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0)) != word)
+			continue;
+		p->since = bpf_ktime_get_ns(); /* the agent's janitor goes by it */
+		/* A fork while the bytes go back copies them as they are. */
+		touch_mm(key->mm);
+		if (in_kernel && (p->flags & NVM_PATCH_F_INKERNEL) &&
+		    restore_in_kernel(p, key->addr)) {
+			restored(key, p);
+			return;
+		}
+		struct nvm_ask rq = { .kind = NVM_REQ_RESTORE, .mm = key->mm,
+				      .addr = key->addr };
+
+		if (ask_agent(&rq, 0) == NVM_RES_OK) {
+			restored(key, p);
+			return;
+		}
+		/* The entry stays RESTORING: the agent restores it late and
+		 * ends it, and takes it off nr_handed then. */
+		__sync_fetch_and_add(&nr_handed, 1);
+		return;
+	}
+}
+
+static __noinline void release(struct nvm_patch_key *key)
+{
+	release_body(key, false);
+}
+
+static __noinline void release_ik(struct nvm_patch_key *key)
+{
+	release_body(key, true);
+}
+
+/* The patch the syscall ending now relies on, taken off the task: true if
+ * there is one. The caller releases it, then calls done_inflight: until
+ * its bytes are back (or handed to the agent), a fork must ask for a
+ * repair (see nvm_fork). */
+static __always_inline bool syscall_patch(struct nvm_patch_key *key)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct nvm_patch_key *k;
+
+	if (!nr_inflight)
+		return false;
+	k = bpf_map_lookup_elem(&inflight, &tid);
+	if (!k)
+		return false;
+	*key = *k;
+	bpf_map_delete_elem(&inflight, &tid);
+	return true;
+}
+
+static __always_inline void done_inflight(void)
+{
+	__sync_fetch_and_add(&nr_inflight, -1);
+}
+
+/* The same at sys_exit, which every syscall passes. */
+static __always_inline bool exit_patch(struct pt_regs *regs, struct nvm_patch_key *key)
+{
+	if (!nr_inflight || nvm_path_arg(nvm_syscall_nr(regs)) < 0)
+		return false;
+	return syscall_patch(key);
+}
+
+#endif
