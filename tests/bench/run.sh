@@ -92,21 +92,12 @@ load() {
 	args=$* reads=0 missed=0 stall=0
 	for _ in $(seq 1 "$K"); do
 		start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" || exit 1
-		pids=
-		for i in $(seq 1 "$count"); do
-			"$in_cgroup" "$T" "$reader" $args > "$LOG.$i" 2>&1 &
-			pids="$pids $!"
-		done
-		wait $pids
-		for i in $(seq 1 "$count"); do
-			# "good=G of N" (mapping) or tree_reads= and tree_missed= lines
-			set -- $(sed -n 's/^good=\([0-9]*\) of \([0-9]*\)$/\2 \1 good/p; s/^tree_reads=//p; s/^tree_missed=//p' "$LOG.$i" | tr '\n' ' ')
-			if [ "${3:-}" = good ]; then
-				reads=$((reads + $1)); missed=$((missed + $1 - $2))
-			else
-				reads=$((reads + ${1:-0})); missed=$((missed + ${2:-0}))
-			fi
-		done
+		# shellcheck disable=SC2086
+		run_readers "$count" "$LOG." "$in_cgroup" "$T" "$reader" $args
+		# "good=G of N" (mapping) or tree_reads= and tree_missed= lines
+		set -- $(good_reads "$LOG".[0-9]*)
+		reads=$((reads + $1 + $(sum_key tree_reads "$LOG".[0-9]*)))
+		missed=$((missed + $2 + $(sum_key tree_missed "$LOG".[0-9]*)))
 		s=$(status_field "$ROOT" agent answer_us_max)
 		[ "$s" -gt "$stall" ] && stall=$s
 		stop_agent

@@ -195,8 +195,6 @@ check_waits() {
 	check "$name: agent errors (+$(($9 - $4))) only where a wait ran out" \
 		test $(($9 - $4)) -eq 0 -o $(($7 - $2)) -gt 0
 }
-# good_of OUTPUT: "READS MISSED" from a "good=G of N" line
-good_of() { echo "$1" | sed -n 's/^good=\([0-9]*\) of \([0-9]*\)$/\2 \2 \1/p' | awk '{print $1, $2 - $3}'; }
 
 echo "== threads, forks, execs"
 # Forks while other threads have patches in place: each child's copy must
@@ -211,7 +209,7 @@ done
 c0=$(counters)
 r=$(timeout 60 "$in_cgroup" "$T" "$reader" threads 8 200)
 check_lacks "8 threads x 200 opens through one literal: the literal is intact" "literals_intact=no" "$r"
-set -- $(good_of "$r")
+set -- $(echo "$r" | good_reads)
 check_eq "8 threads x 200 opens: every read answered" 1600 "${1:-0}"
 check_counted "8 threads x 200 opens" "${1:-0}" "${2:-1}" "$c0"
 c0=$(counters)
@@ -236,60 +234,37 @@ note_agent() {
 		"no CPU to wait on $(status_field "$ROOT" kernel busy_no_cpu)"
 }
 c0=$(counters)
-pids=
+run_readers 4 "$work/loop" timeout 120 "$in_cgroup" "$T" "$reader" loop 2500
 for i in 1 2 3 4; do
-	timeout 120 "$in_cgroup" "$T" "$reader" loop 2500 > "$work/loop$i" &
-	pids="$pids $!"
+	check_eq "stress process $i: 2500 reads done" "2500" "$(good_reads "$work/loop$i" | cut -d' ' -f1)"
 done
-wait $pids
-missed=0
-for i in 1 2 3 4; do
-	set -- $(good_of "$(cat "$work/loop$i")")
-	check_eq "stress process $i: 2500 reads done" 2500 "${1:-0}"
-	missed=$((missed + ${2:-2500}))
-done
-check_counted "stress, 4 processes" 10000 $missed "$c0"
+set -- $(good_reads "$work"/loop*)
+check_counted "stress, 4 processes" 10000 "$2" "$c0"
 check_waits "stress" "$c0"
 c0=$(counters)
-pids=
-for i in 1 2 3 4 5 6 7 8; do
-	timeout 120 "$in_cgroup" "$T" "$reader" tree 40 > "$work/tree$i" 2>&1 &
-	pids="$pids $!"
-done
-wait $pids
+run_readers 8 "$work/tree" timeout 120 "$in_cgroup" "$T" "$reader" tree 40
 n=$(cat "$work"/tree* | grep -c '^tree_broken=0$')
 check_eq "8 concurrent process trees on $(nproc) CPUs: none broken" 8 "$n"
 check_lacks "8 trees: every copy of the literals intact" "literals_intact=no" "$(cat "$work"/tree*)"
-reads=$(cat "$work"/tree* | sed -n 's/^tree_reads=//p' | awk '{s += $1} END {print s + 0}')
-missed=$(cat "$work"/tree* | sed -n 's/^tree_missed=//p' | awk '{s += $1} END {print s + 0}')
 # The heaviest loads here (8 process trees at once, with threads, forks and
 # execs, on 2 CPUs; processes mapping memory while they read) get 25%, not
 # 1%: on a quiet host they miss none (bench (6), (7): 0 of 7776, 0 of
 # 7200), but while the VM's host is busy the mapping load has missed 343
 # of 7200 in 3 rounds, and 221 of 2400 in one (9%, with an older build as
 # well); each miss counted by the kernel, which is what is checked besides.
-check_counted "8 trees" "$reads" "$missed" "$c0" 25
+check_counted "8 trees" "$(sum_key tree_reads "$work"/tree*)" "$(sum_key tree_missed "$work"/tree*)" "$c0" 25
 check_waits "8 trees" "$c0"
 note_agent "8 trees"
 c0=$(counters)
-pids=
-for i in 1 2 3 4 5 6; do
-	timeout 120 "$in_cgroup" "$T" "$reader" mapping 200 > "$work/map$i" 2>&1 &
-	pids="$pids $!"
-done
-wait $pids
-reads=0 missed=0
-for i in 1 2 3 4 5 6; do
-	set -- $(good_of "$(cat "$work/map$i")")
-	reads=$((reads + ${1:-0})) missed=$((missed + ${2:-0}))
-done
-check_eq "6 processes mapping memory while they read: every read done" 2400 $reads
+run_readers 6 "$work/map" timeout 120 "$in_cgroup" "$T" "$reader" mapping 200
+set -- $(good_reads "$work"/map*)
+check_eq "6 processes mapping memory while they read: every read done" 2400 "$1"
 check_lacks "and their literals intact" "literals_intact=no" "$(cat "$work"/map*)"
-check_counted "6 mapping processes" "$reads" "$missed" "$c0" 25
+check_counted "6 mapping processes" "$1" "$2" "$c0" 25
 check_waits "6 mapping processes" "$c0"
 note_agent "6 mapping processes"
 c0=$(counters)
-set -- $(good_of "$(timeout 20 "$in_cgroup" "$T" "$reader" threads 4 200)")
+set -- $(timeout 20 "$in_cgroup" "$T" "$reader" threads 4 200 | good_reads)
 check_eq "after the stress, 4 threads x 200 opens: all answered" 800 "${1:-0}"
 check_counted "after the stress, 4 threads x 200 opens" "${1:-0}" "${2:-1}" "$c0"
 r=$("$nvm" status --root "$ROOT")
@@ -311,15 +286,11 @@ check_has "after stop the target sees the host again" "gpus=0" "$r"
 
 echo "== SIGKILL while readers loop"
 check "agent starts again" start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT"
-pids=
-for i in 1 2 3; do
-	timeout 60 "$in_cgroup" "$T" "$reader" loop 20000 > "$work/kill$i" &
-	pids="$pids $!"
-done
+start_readers 3 "$work/kill" timeout 60 "$in_cgroup" "$T" "$reader" loop 20000
 sleep 1
 kill -KILL "$agent_pid"; wait "$agent_pid" 2>/dev/null; agent_pid=
 s=$(date +%s)
-wait $pids
+wait_readers
 for i in 1 2 3; do
 	check_has "reader $i finished after SIGKILL" "good=" "$(cat "$work/kill$i")"
 done
@@ -373,7 +344,7 @@ if [ -n "$cpu1" ] && [ -e "$cpu1/cpu.rt_runtime_us" ]; then
 		"$(cat "$LOGS/nort.log")"
 	check_eq "and they run SCHED_FIFO there" "$((2 * $(nproc)))" "$(fifo_threads "$agent_pid")"
 	c0=$(counters)
-	set -- $(good_of "$(timeout 20 "$in_cgroup" "$T" "$reader" threads 4 200)")
+	set -- $(timeout 20 "$in_cgroup" "$T" "$reader" threads 4 200 | good_reads)
 	check_eq "and serve: 4 threads x 200 opens answered" 800 "${1:-0}"
 	check_counted "4 threads x 200 opens" "${1:-0}" "${2:-1}" "$c0"
 	stop_agent
@@ -392,7 +363,7 @@ agent_pid=$!
 for _ in $(seq 1 100); do grep -q 'ready:' "$LOGS/one-cpu.log" && break; sleep 0.1; done
 check_has "the agent serves from 1 CPU" "patch service: 2 threads, 2 pinned" "$(cat "$LOGS/one-cpu.log")"
 c0=$(counters)
-set -- $(good_of "$(timeout 20 taskset -c 0 "$in_cgroup" "$T" "$reader" threads 2 200)")
+set -- $(timeout 20 taskset -c 0 "$in_cgroup" "$T" "$reader" threads 2 200 | good_reads)
 check_eq "a reader on CPU 0: 2 threads x 200 opens answered" 400 "${1:-0}"
 check_counted "one-CPU agent, 2 threads x 200 opens" "${1:-0}" "${2:-1}" "$c0"
 stop_agent

@@ -37,7 +37,7 @@ cleanup() {
 on_exit cleanup
 
 start_kubelet() {
-	$PY tests/kube/fake_kubelet.py agent/podresources.proto "$SOCK" "$STATE" > "$LOGS/kubelet.log" 2>&1 &
+	$PY tests/kube/fake_kubelet.py agent/kube/podresources.proto "$SOCK" "$STATE" > "$LOGS/kubelet.log" 2>&1 &
 	fake_pid=$!
 	for _ in $(seq 1 100); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
 	cat "$LOGS/kubelet.log"; return 1

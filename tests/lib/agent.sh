@@ -79,3 +79,35 @@ fifo_threads() {
 agent_notes() {
 	grep -E 'warn|error' "$1" 2>/dev/null | tail -n 8 | sed 's/^/   agent: /'
 }
+
+# start_readers N PREFIX CMD...: N copies of CMD at once, in the background,
+# each one's output (and errors) in PREFIX1..PREFIXN; readers_pids lists
+# them. wait_readers waits for them all.
+start_readers() {
+	n=$1 prefix=$2
+	shift 2
+	readers_pids=
+	i=1
+	while [ "$i" -le "$n" ]; do
+		"$@" > "$prefix$i" 2>&1 &
+		readers_pids="$readers_pids $!"
+		i=$((i + 1))
+	done
+}
+wait_readers() { wait $readers_pids; }
+
+# run_readers N PREFIX CMD...: start_readers and wait_readers.
+run_readers() { start_readers "$@"; wait_readers; }
+
+# sum_key KEY FILE...: the sum of the values of KEY=V lines in the files.
+sum_key() {
+	key=$1; shift
+	cat "$@" | sed -n "s/^$key=\([0-9]*\).*/\1/p" | awk '{s += $1} END {print s + 0}'
+}
+
+# good_reads [FILE...]: "READS MISSED" summed over the "good=G of N" lines
+# of the files (or of standard input).
+good_reads() {
+	cat "$@" | sed -n 's/^good=\([0-9]*\) of \([0-9]*\)$/\1 \2/p' |
+		awk '{g += $1; n += $2} END {print n + 0, n - g}'
+}

@@ -139,7 +139,7 @@ static void check_golden(const char *name, const char *text)
 	char path[4096];
 	char *want;
 
-	snprintf(path, sizeof(path), "%s/tests/golden/%s.txt", srcdir(), name);
+	snprintf(path, sizeof(path), "%s/tests/unit/golden/%s.txt", srcdir(), name);
 	if (getenv("NVM_UPDATE_GOLDEN")) {
 		spit(path, text);
 		return;

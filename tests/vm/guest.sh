@@ -15,11 +15,7 @@
 # timing, meaningful on the host (its kernel tests and make bench), and
 # for the guests in make vmbench. Every time limit here, the agent's and
 # the tests', is scaled to this guest's speed (timescale.sh).
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
-check_has() { case "$3" in *"$2"*) ok "$1" ;; *) bad "$1: [$2] not in [$3]" ;; esac; }
-check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: want [$2], got [$3]"; fi; }
+. /check.sh
 # in_cgroup DIR CMD...: CMD as a process of cgroup DIR
 in_cgroup() { d=$1; shift; sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$d" "$@"; }
 
@@ -57,7 +53,7 @@ suite() {
 	name=$1 want=$2 entry=$3
 	shift 3
 	echo "== $name"
-	if start_agent "$@"; then ok "$name: agent ready"; else bad "$name: agent ready"; cat /tmp/agent.log; return; fi
+	if start_agent "$@"; then ok "$name: agent ready"; else not_ok "$name: agent ready"; cat /tmp/agent.log; return; fi
 	check_has "$name: the agent chose $want" "strategy: $want rewrite" "$(cat /tmp/agent.log)"
 	check_has "$name: the agent scales its limits to this guest" "time scale $time_scale (--time-scale)" "$(cat /tmp/agent.log)"
 	echo "note: $name: $(grep -o 'attached [^;]*' /tmp/agent.log); started in $(awk '
@@ -81,7 +77,7 @@ suite() {
 		# String literals sit in a read-only page: the kernel's write
 		# fails (-EFAULT) and the agent rewrites them instead.
 		if [ "$f1" -gt "$f0" ]; then ok "$name: literals: the in-kernel write failed $((f1 - f0)) times, the agent redirected them"
-		else bad "$name: literals: no in-kernel write failed ($f0 -> $f1)"; fi
+		else not_ok "$name: literals: no in-kernel write failed ($f0 -> $f1)"; fi
 	fi
 	r=$(in_cgroup "$T" /reader buffers 0008:06:00.0)
 	check_has "$name: heap and stack buffers: stat" "stat=file" "$r"
@@ -90,7 +86,7 @@ suite() {
 	ik2=$(stat_of ik_rewritten)
 	if [ "$want" = in-kernel ]; then
 		if [ "$ik2" -gt "$ik1" ]; then ok "$name: buffers: $((ik2 - ik1)) paths rewritten in the kernel"
-		else bad "$name: buffers: none rewritten in the kernel ($ik1 -> $ik2)"; fi
+		else not_ok "$name: buffers: none rewritten in the kernel ($ik1 -> $ik2)"; fi
 	else
 		check_eq "$name: nothing rewritten in the kernel" 0 "$ik2"
 	fi
@@ -126,7 +122,7 @@ suite() {
 		ik1=$(stat_of ik_rewritten)
 		if [ "$want" = in-kernel ] && [ $where = data ]; then
 			if [ "$ik1" -gt "$ik0" ]; then ok "$name: data: $((ik1 - ik0)) paths rewritten in the kernel"
-			else bad "$name: data: none rewritten in the kernel"; fi
+			else not_ok "$name: data: none rewritten in the kernel"; fi
 		fi
 	done
 	/nvmirage status --root /run/nvm
@@ -137,7 +133,7 @@ suite() {
 	check_has "$name: SIGTERM: detached" "detached; counters" "$(cat /tmp/agent.log)"
 	r=$(in_cgroup "$T" /reader literal)
 	check_has "$name: after the agent, the target sees no GPUs" "gpus=0" "$r"
-	[ $fail = 0 ] || cat /tmp/agent.log
+	[ "$failed" = 0 ] || cat /tmp/agent.log
 }
 
 p=$(/nvmirage probe 2>&1)
@@ -159,7 +155,7 @@ fi
 suite "default" in-kernel $fentry
 # The agent killed while readers loop (in-kernel and through the agent):
 # none hangs, and afterwards the target sees the host's files again.
-start_agent || bad "agent ready for the SIGKILL check"
+start_agent || not_ok "agent ready for the SIGKILL check"
 in_cgroup "$T" /reader loop 3000 data > /tmp/r1 2>&1 & r1=$!
 in_cgroup "$T" /reader loop 3000 > /tmp/r2 2>&1 & r2=$!
 sleep 1
@@ -181,7 +177,7 @@ check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
 # buffer; the open blocks on a FIFO in the tree until a writer comes): the
 # exit program goes with the agent, and its keeper puts the bytes back from
 # the kernel's record of the patch.
-start_agent || bad "agent ready for the keeper check"
+start_agent || not_ok "agent ready for the keeper check"
 mkfifo /run/nvm/proc/driver/nvidia/nvm-fifo
 in_cgroup "$T" /reader blocked /proc/driver/nvidia/nvm-fifo > /tmp/blocked 2>&1 &
 rb=$!
@@ -209,4 +205,4 @@ r=$(/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm --strategy
 check_eq "lockdown integrity: --strategy in-kernel exits 2" 2 "$rc"
 check_has "lockdown integrity: and says why" "--strategy in-kernel: not available on this kernel: bpf_probe_write_user load refused (Invalid argument): lockdown is \"integrity\"" "$r"
 suite "lockdown integrity" assisted $fentry
-echo "$pass passed, $fail failed"
+summary

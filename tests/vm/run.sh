@@ -12,9 +12,7 @@ cache=$vm/cache
 limit=${NVM_VM_TIMEOUT:-600}
 want=nvm.tests
 if [ "$mode" = bench ]; then limit=${NVM_VM_TIMEOUT:-900} want=nvm.bench; fi
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+. tests/lib/check.sh
 mkdir -p "$cache"
 . tests/vm/apt.sh
 
@@ -85,6 +83,7 @@ make_initramfs() {
 	cp tests/vm/guest.sh "$root/guest.sh"
 	cp tests/vm/bench.sh "$root/bench.sh"
 	cp tests/vm/timescale.sh "$root/timescale.sh"
+	cp tests/lib/check.sh "$root/check.sh"
 	cp profiles/gb300.yaml "$root/gb300.yaml"
 	for f in nvmirage helpers/reader helpers/bench; do
 		if [ "$arch" = arm64 ]; then copy_with_libs_arm64 "$from/$f" "$root"
@@ -146,50 +145,50 @@ boot() {
 	tr -d '\r' < "$log" | grep -E '^(ok|FAIL|note|bench): ' | sed "s/^/$name: /"
 	gp=$(tr -d '\r' < "$log" | grep -c '^ok: ')
 	gf=$(tr -d '\r' < "$log" | grep -c '^FAIL: ')
-	pass=$((pass + gp)) fail=$((fail + gf))
+	passed=$((passed + gp)) failed=$((failed + gf))
 	if [ -n "$c" ]; then
-		bad "$name: the guest kernel crashed 3 times (console: $log)"
+		not_ok "$name: the guest kernel crashed 3 times (console: $log)"
 		tr -d '\r' < "$log" | grep -A 12 -m 1 -E 'Oops:|BUG:' 
 	elif [ $rc = 124 ]; then
-		bad "$name: the guest did not power off within $limit s (console: $log)"
+		not_ok "$name: the guest did not power off within $limit s (console: $log)"
 	elif ! tr -d '\r' < "$log" | grep -q '^== guest done'; then
-		bad "$name: the guest did not finish its tests (qemu status $rc; console: $log)"
+		not_ok "$name: the guest did not finish its tests (qemu status $rc; console: $log)"
 		tail -n 20 "$log"
 	elif [ "$mode" = bench ]; then
-		tr -d '\r' < "$log" | grep -q '^bench: done' || bad "$name: the benchmark did not finish (console: $log)"
+		tr -d '\r' < "$log" | grep -q '^bench: done' || not_ok "$name: the benchmark did not finish (console: $log)"
 	elif [ "$gp" = 0 ]; then
-		bad "$name: the guest ran no test"
+		not_ok "$name: the guest ran no test"
 	fi
 	echo "$name: $gp passed, $gf failed in the guest, $(( $(date +%s) - start )) s"
 }
 
 for tool in qemu-system-x86_64 qemu-system-aarch64 aarch64-linux-gnu-readelf cpio /bin/busybox; do
-	command -v "$tool" > /dev/null || { bad "$tool is not installed (tests/deps.sh --test installs it)"; echo "$pass passed, $fail failed"; exit 1; }
+	command -v "$tool" > /dev/null || { not_ok "$tool is not installed (tests/deps.sh --test installs it)"; summary; exit 1; }
 done
 # The arm64 build (make ARCH=arm64, which the vmtest target runs first).
 sysroot=$out/arm64/sysroot
-[ -x "$out/arm64/nvmirage" ] || { bad "no arm64 build in $out/arm64 (make ARCH=arm64 OUT=$out/arm64)"; echo "$pass passed, $fail failed"; exit 1; }
+[ -x "$out/arm64/nvmirage" ] || { not_ok "no arm64 build in $out/arm64 (make ARCH=arm64 OUT=$out/arm64)"; summary; exit 1; }
 # The host's own speed at the work the agent does, measured now (its
 # fastest round, the least disturbed): each guest measures the same and
 # scales its time limits by the ratio.
 hostcal=$("$out/helpers/bench" calibrate | sed -n 's/^fastest_ns=//p')
-[ -n "$hostcal" ] || { bad "bench calibrate on the host"; echo "$pass passed, $fail failed"; exit 1; }
+[ -n "$hostcal" ] || { not_ok "bench calibrate on the host"; summary; exit 1; }
 echo "note: host calibration: $hostcal ns"
 make_initramfs x86 "$out" /bin/busybox
 if k=$(fetch_kernel linux-image-cloud-amd64); then
 	boot "bookworm 6.1 cloud-amd64" x86 "$k"
 else
-	bad "fetch the bookworm cloud-amd64 kernel with apt-get download"
+	not_ok "fetch the bookworm cloud-amd64 kernel with apt-get download"
 fi
 if k=$(fetch_kernel linux-image-cloud-amd64 "$(private_apt "$cache" bookworm-backports amd64)"); then
 	boot "bookworm-backports 6.12 cloud-amd64" x86 "$k"
 else
-	bad "fetch the bookworm-backports cloud-amd64 kernel with apt-get download"
+	not_ok "fetch the bookworm-backports cloud-amd64 kernel with apt-get download"
 fi
 if ! bb=$(busybox_arm64); then
-	bad "fetch busybox-static for arm64 with apt-get download"
+	not_ok "fetch busybox-static for arm64 with apt-get download"
 elif ! make_initramfs arm64 "$out/arm64" "$bb"; then
-	bad "make the arm64 initramfs"
+	not_ok "make the arm64 initramfs"
 else
 	# 6.1 on arm64 loads fentry programs but cannot attach them (-524):
 	# the agent must fall back to tp_btf by itself.
@@ -198,9 +197,8 @@ else
 		if k=$(fetch_kernel linux-image-cloud-arm64 "$(private_apt "$cache" $suite arm64)"); then
 			boot "$suite $v cloud-arm64" arm64 "$k"
 		else
-			bad "fetch the $suite cloud-arm64 kernel with apt-get download"
+			not_ok "fetch the $suite cloud-arm64 kernel with apt-get download"
 		fi
 	done
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary
