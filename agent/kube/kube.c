@@ -28,16 +28,30 @@ void kube_opts_init(struct kube_opts *o)
 	o->bind_tree = true;
 }
 
-/* Watches what changes when pods come and go (inotify_add_watch of a path
- * already watched is a no-op, so this is called on every sync). */
-static void watch_kubepods(struct kube *k)
+/* Walks the cgroup tree for the pods' cgroups, watching every directory
+ * a new pod can appear in (see kubepods.h), and the pod log directory. */
+static void scan_pods(struct kube *k)
 {
-	char dirs[8][4096];
-	unsigned n = kubepods_parents(k->o.cgroup_root, dirs, 8);
-
-	for (unsigned i = 0; i < n; i++)
-		inotify_add_watch(k->inotify_fd, dirs[i], IN_CREATE | IN_DELETE | IN_ONLYDIR);
+	if (kubepods_scan(&k->where, k->o.cgroup_root, k->inotify_fd))
+		nvm_warn("--cgroup-root %s: %s", k->o.cgroup_root, strerror(errno));
 	inotify_add_watch(k->inotify_fd, k->o.pod_logs, IN_CREATE | IN_DELETE | IN_ONLYDIR);
+	k->rescan = false;
+	nvm_debug("pod cgroups: %u pods under %s (%u directories walked)", k->where.n,
+		  k->o.cgroup_root, k->where.dirs);
+}
+
+/* The cgroup of pod uid: from the last walk, or from a new one when the
+ * tree changed since or the pod is not in it yet. */
+static const char *pod_cgroup(struct kube *k, const char *uid, bool *walked)
+{
+	const char *cg = k->rescan ? NULL : kubepods_find(&k->where, uid);
+
+	if (!cg && !*walked) {
+		scan_pods(k);
+		*walked = true;
+		cg = kubepods_find(&k->where, uid);
+	}
+	return cg;
 }
 
 int kube_start(struct kube *k, struct agent *a, const struct kube_opts *o)
@@ -55,11 +69,12 @@ int kube_start(struct kube *k, struct agent *a, const struct kube_opts *o)
 	k->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (k->inotify_fd < 0)
 		return nvm_err_r(-1, "inotify: %s", strerror(errno));
-	watch_kubepods(k);
-	nvm_info("kubernetes: pods holding %s%s%s from %s, every %u ms and on changes under "
-		 "%s/kubepods; pod UIDs from %s", k->o.resources[0], k->o.nres > 1 ? " (and " : "",
+	scan_pods(k);
+	nvm_info("kubernetes: pods holding %s%s%s from %s, every %u ms and on changes; pod "
+		 "cgroups found under %s by their names, on every kubelet layout (%u pods there "
+		 "now); pod UIDs from %s", k->o.resources[0], k->o.nres > 1 ? " (and " : "",
 		 k->o.nres > 1 ? "more)" : "", k->o.socket, k->o.poll_ms, k->o.cgroup_root,
-		 k->o.pod_logs);
+		 k->where.n, k->o.pod_logs);
 	return 0;
 }
 
@@ -92,14 +107,16 @@ static void kubelet_failed(struct kube *k, const char *err)
 static void sync_targets(struct kube *k, const struct gpu_pods *pods)
 {
 	char seen[NVM_MAX_TARGETS] = { 0 };
+	bool walked = false;
 
 	for (unsigned i = 0; i < pods->n; i++) {
 		const struct gpu_pod *p = &pods->p[i];
-		char uid[KUBE_UID_LEN + 1], cg[4096];
+		char uid[KUBE_UID_LEN + 1];
+		const char *cg;
 		struct kube_pod_target *t;
 
 		if (kubepods_uid(k->o.pod_logs, p->ns, p->name, uid) ||
-		    kubepods_cgroup(k->o.cgroup_root, uid, cg, sizeof(cg))) {
+		    !(cg = pod_cgroup(k, uid, &walked))) {
 			nvm_debug("pod %s/%s: no pod cgroup yet", p->ns, p->name);
 			continue;
 		}
@@ -135,7 +152,6 @@ static void sync_once(struct kube *k)
 	struct gpu_pods pods;
 	char err[512];
 
-	watch_kubepods(k);
 	if (podresources_gpu_pods(k->o.socket, k->o.resources, k->o.nres, LIST_TIMEOUT_MS, &pods,
 				  err, sizeof(err))) {
 		kubelet_failed(k, err);
@@ -164,6 +180,8 @@ void kube_tick(void *arg)
 
 	while (read(k->inotify_fd, buf, sizeof(buf)) > 0)
 		changed = true;
+	if (changed)
+		k->rescan = true;
 	if (changed && k->next_poll_ms > now + SETTLE_MS)
 		k->next_poll_ms = now + SETTLE_MS;
 	if (now >= k->next_poll_ms) {
@@ -188,4 +206,5 @@ void kube_stop(struct kube *k)
 		close(k->inotify_fd);
 	k->inotify_fd = -1;
 	k->npods = 0;
+	kubepods_free(&k->where);
 }

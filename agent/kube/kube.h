@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "daemon/agent.h"
+#include "kube/kubepods.h"
 
 #define KUBE_MAX_RESOURCES 8
 #define KUBE_DEFAULT_SOCKET "/var/lib/kubelet/pod-resources/kubelet.sock"
@@ -33,6 +34,8 @@ struct kube {
 	int inotify_fd;
 	long long next_poll_ms;
 	int kubelet_up;           /* -1 unknown, 0 down, 1 answering */
+	struct kubepods where;    /* the pods' cgroups, from the last walk */
+	bool rescan;              /* a directory a pod can appear in changed */
 	char last_err[512];
 	unsigned npods;
 	struct kube_pod_target pods[NVM_MAX_TARGETS];

@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
 static bool is_uid(const char *s)
@@ -39,50 +41,103 @@ int kubepods_uid(const char *logs_dir, const char *ns, const char *name,
 	return r;
 }
 
-static bool is_dir(const char *p)
+/* kubepods<...>-pod<uid_>.slice (systemd) or pod<uid> (cgroupfs). */
+int kubepods_name_uid(const char *name, char uid[KUBE_UID_LEN + 1])
+{
+	size_t n = strlen(name);
+	const char *u;
+	bool slice = n > 6 && !strcmp(name + n - 6, ".slice");
+
+	if (slice) {
+		if (n < 6 + KUBE_UID_LEN + 4)
+			return -1;
+		u = name + n - 6 - KUBE_UID_LEN;
+		if (strncmp(u - 4, "-pod", 4))
+			return -1;
+	} else if (n == 3 + KUBE_UID_LEN && !strncmp(name, "pod", 3)) {
+		u = name + 3;
+	} else {
+		return -1;
+	}
+	/* systemd escapes '-' in unit names as '_'. */
+	for (int i = 0; i < KUBE_UID_LEN; i++)
+		uid[i] = slice && u[i] == '_' ? '-' : u[i];
+	uid[KUBE_UID_LEN] = '\0';
+	return is_uid(uid) ? 0 : -1;
+}
+
+#define NEAR_ROOT 2   /* levels below root where a kubepods directory may start */
+#define MAX_DEPTH 8
+#define MAX_DIRS 4096 /* directories gone down in one walk, at most */
+
+static void add_pod(struct kubepods *k, const char *uid, const char *path)
+{
+	if (k->n == k->cap) {
+		unsigned cap = k->cap ? 2 * k->cap : 64;
+		struct kubepods_entry *e = realloc(k->e, cap * sizeof(*e));
+
+		if (!e)
+			return;
+		k->e = e, k->cap = cap;
+	}
+	memcpy(k->e[k->n].uid, uid, sizeof(k->e[k->n].uid));
+	snprintf(k->e[k->n].path, sizeof(k->e[k->n].path), "%s", path);
+	k->n++;
+}
+
+static void walk(struct kubepods *k, const char *dir, int depth, bool in_kubepods, int ifd)
+{
+	struct dirent *e;
+	DIR *d;
+
+	if (depth > MAX_DEPTH || k->dirs >= MAX_DIRS || !(d = opendir(dir)))
+		return;
+	k->dirs++;
+	if (ifd >= 0)
+		inotify_add_watch(ifd, dir, IN_CREATE | IN_DELETE | IN_ONLYDIR);
+	while ((e = readdir(d))) {
+		char path[4096], uid[KUBE_UID_LEN + 1];
+		bool kp;
+
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		if (!kubepods_name_uid(e->d_name, uid)) {
+			add_pod(k, uid, path);
+			continue; /* its containers are not pods */
+		}
+		/* Below a kubepods directory everything that is not a pod
+		 * is a QoS class; near root, look for where kubepods starts. */
+		kp = in_kubepods || strstr(e->d_name, "kubepods");
+		if (kp || depth + 1 < NEAR_ROOT)
+			walk(k, path, depth + 1, kp, ifd);
+	}
+	closedir(d);
+}
+
+int kubepods_scan(struct kubepods *k, const char *root, int inotify_fd)
 {
 	struct stat st;
 
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	k->n = 0;
+	k->dirs = 0;
+	if (stat(root, &st) || !S_ISDIR(st.st_mode))
+		return -1;
+	walk(k, root, 0, false, inotify_fd);
+	return 0;
 }
 
-int kubepods_cgroup(const char *root, const char *uid, char *path, size_t len)
+const char *kubepods_find(const struct kubepods *k, const char *uid)
 {
-	static const char *const qos[] = { "", "burstable", "besteffort" };
-	char u[KUBE_UID_LEN + 1];
-
-	for (int i = 0; i <= KUBE_UID_LEN; i++)
-		u[i] = uid[i] == '-' ? '_' : uid[i];
-	for (int q = 0; q < 3; q++) {
-		const char *c = qos[q];
-
-		if (*c)
-			snprintf(path, len, "%s/kubepods.slice/kubepods-%s.slice/kubepods-%s-pod%s.slice",
-				 root, c, c, u);
-		else
-			snprintf(path, len, "%s/kubepods.slice/kubepods-pod%s.slice", root, u);
-		if (is_dir(path))
-			return 0;
-		snprintf(path, len, "%s/kubepods%s%s/pod%s", root, *c ? "/" : "", c, uid);
-		if (is_dir(path))
-			return 0;
-	}
-	return -1;
+	for (unsigned i = 0; i < k->n; i++)
+		if (!strcmp(k->e[i].uid, uid))
+			return k->e[i].path;
+	return NULL;
 }
 
-unsigned kubepods_parents(const char *root, char dirs[][4096], unsigned max)
+void kubepods_free(struct kubepods *k)
 {
-	static const char *const rel[] = {
-		"kubepods.slice", "kubepods.slice/kubepods-burstable.slice",
-		"kubepods.slice/kubepods-besteffort.slice", "kubepods", "kubepods/burstable",
-		"kubepods/besteffort",
-	};
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < sizeof(rel) / sizeof(rel[0]) && n < max; i++) {
-		snprintf(dirs[n], 4096, "%s/%s", root, rel[i]);
-		if (is_dir(dirs[n]))
-			n++;
-	}
-	return n;
+	free(k->e);
+	memset(k, 0, sizeof(*k));
 }

@@ -13,16 +13,42 @@
 int kubepods_uid(const char *logs_dir, const char *ns, const char *name,
 		 char uid[KUBE_UID_LEN + 1]);
 
-/* The pod's cgroup v2 directory under root, for either kubelet cgroup
- * driver and every QoS class:
- *   systemd:  kubepods.slice[/kubepods-<qos>.slice]/kubepods[-<qos>]-pod<uid, - as _>.slice
- *   cgroupfs: kubepods[/<qos>]/pod<uid>
- * Returns 0, or -1 if none exists (yet). */
-int kubepods_cgroup(const char *root, const char *uid, char *path, size_t len);
+/* Where the pods' cgroups are under a cgroup2 directory (the agent's
+ * --cgroup-root), on every layout the kubelet makes, found by their names:
+ *   systemd driver:  ...<anything>-pod<uid, with - as _>.slice
+ *     kubeadm  kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_>.slice
+ *     Kind     kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-pod<uid_>.slice
+ *   cgroupfs driver: .../pod<uid>
+ *     kubeadm, k3s  kubepods/besteffort/pod<uid>, kubepods/pod<uid> (Guaranteed)
+ * and any cgroupRoot the kubelet was given, within two levels of root.
+ *
+ * One walk lists every pod (kubepods_scan): it goes down the directories
+ * whose names hold "kubepods" (and the QoS directories in them), and
+ * everything within two levels of root, where a kubepods directory can
+ * start; never into a pod (its containers). So it reads a few directories
+ * per QoS class plus one entry per pod: on a node with N pods, O(N)
+ * entries. It can watch every directory it went down (inotify), which is
+ * everywhere a new pod can appear. */
+struct kubepods_entry {
+	char uid[KUBE_UID_LEN + 1];
+	char path[4096];
+};
 
-/* The directories whose new entries are new pods: kubepods and its QoS
- * directories, for both drivers (those that exist). Returns how many were
- * written to dirs. */
-unsigned kubepods_parents(const char *root, char dirs[][4096], unsigned max);
+struct kubepods {
+	unsigned n, cap;
+	struct kubepods_entry *e;
+	unsigned dirs;            /* directories the last walk went down */
+};
+
+/* Walks root afresh. inotify_fd >= 0: watches each directory it goes down
+ * (IN_CREATE | IN_DELETE of directories). Returns 0, or -1 when root cannot
+ * be read. */
+int kubepods_scan(struct kubepods *k, const char *root, int inotify_fd);
+/* The pod's cgroup directory from the last walk, or NULL. */
+const char *kubepods_find(const struct kubepods *k, const char *uid);
+void kubepods_free(struct kubepods *k);
+
+/* The UID in a pod cgroup directory's name (either driver's form), or -1. */
+int kubepods_name_uid(const char *name, char uid[KUBE_UID_LEN + 1]);
 
 #endif

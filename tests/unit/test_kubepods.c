@@ -31,30 +31,96 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-/* The pod's cgroup, for each driver and QoS class, found where the kubelet
- * puts it and nowhere else. */
-static void finds_the_pod_cgroup_for_both_drivers_and_every_qos(void **state)
+/* Every layout the kubelet makes (driver, cgroupRoot, QoS class), and
+ * where each puts a pod: the walk finds the pod at exactly that path, and
+ * nothing else. */
+static const char *const layouts[] = {
+	/* kubeadm, systemd driver */
+	"kubepods.slice/kubepods-pod" UID_ ".slice",
+	"kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_ ".slice",
+	"kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_ ".slice",
+	/* Kind: cgroupRoot /kubelet, systemd driver */
+	"kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-pod" UID_ ".slice",
+	"kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-burstable.slice/"
+	"kubelet-kubepods-burstable-pod" UID_ ".slice",
+	"kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/"
+	"kubelet-kubepods-besteffort-pod" UID_ ".slice",
+	/* kubeadm and k3s, cgroupfs driver */
+	"kubepods/pod" UID,
+	"kubepods/burstable/pod" UID,
+	"kubepods/besteffort/pod" UID,
+	/* another cgroupRoot (/custom), either driver */
+	"custom.slice/custom-kubepods.slice/custom-kubepods-besteffort.slice/"
+	"custom-kubepods-besteffort-pod" UID_ ".slice",
+	"custom/kubepods/burstable/pod" UID,
+};
+
+static void finds_the_pod_cgroup_on_every_layout(void **state)
 {
-	static const char *const layouts[] = {
-		"kubepods.slice/kubepods-pod" UID_ ".slice",
-		"kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_ ".slice",
-		"kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_ ".slice",
-		"kubepods/pod" UID,
-		"kubepods/burstable/pod" UID,
-		"kubepods/besteffort/pod" UID,
-	};
-	char path[4096], want[4096], cmd[128];
+	char want[4096], cmd[128];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
-		assert_int_equal(kubepods_cgroup(tmp, UID, path, sizeof(path)), -1);
+		struct kubepods k = { 0 };
+		char ctr[4200];
+
+		assert_int_equal(kubepods_scan(&k, tmp, -1), 0);
+		assert_null(kubepods_find(&k, UID));
 		mkdir_p(layouts[i]);
-		assert_int_equal(kubepods_cgroup(tmp, UID, path, sizeof(path)), 0);
+		/* A container cgroup inside, and a pod without GPUs beside. */
+		snprintf(ctr, sizeof(ctr), "%s/cri-containerd-0123.scope", layouts[i]);
+		mkdir_p(ctr);
+		mkdir_p("kubepods/besteffort/pod1a2b3c4d-0000-4000-8000-00000000000b");
+		assert_int_equal(kubepods_scan(&k, tmp, -1), 0);
 		snprintf(want, sizeof(want), "%s/%s", tmp, layouts[i]);
-		assert_string_equal(path, want);
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/kubepods*", tmp);
+		assert_non_null(kubepods_find(&k, UID));
+		assert_string_equal(kubepods_find(&k, UID), want);
+		assert_non_null(kubepods_find(&k, "1a2b3c4d-0000-4000-8000-00000000000b"));
+		assert_int_equal(k.n, 2);
+		kubepods_free(&k);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/kube* '%s'/custom*", tmp, tmp);
 		assert_int_equal(system(cmd), 0);
 	}
+}
+
+/* Names that look like pods but are not (no UID, a short one, the wrong
+ * separator), and pods too deep below unrelated directories. */
+static void takes_only_pod_names_with_a_uid(void **state)
+{
+	char uid[KUBE_UID_LEN + 1];
+
+	(void)state;
+	assert_int_equal(kubepods_name_uid("kubepods-pod" UID_ ".slice", uid), 0);
+	assert_string_equal(uid, UID);
+	assert_int_equal(kubepods_name_uid("pod" UID, uid), 0);
+	assert_string_equal(uid, UID);
+	assert_int_equal(kubepods_name_uid("kubepods-burstable.slice", uid), -1);
+	assert_int_equal(kubepods_name_uid("kubepods-pod" UID ".slice", uid), 0);
+	assert_int_equal(kubepods_name_uid("kubepodspod" UID_ ".slice", uid), -1);
+	assert_int_equal(kubepods_name_uid("pod" UID_, uid), -1);
+	assert_int_equal(kubepods_name_uid("pod1a2b3c4d", uid), -1);
+	assert_int_equal(kubepods_name_uid("pod../../etc", uid), -1);
+	assert_int_equal(kubepods_name_uid("cri-containerd-" UID ".scope", uid), -1);
+}
+
+/* The walk goes down kubepods directories and the two levels above, not
+ * the rest of the tree. */
+static void walks_only_where_pods_can_be(void **state)
+{
+	struct kubepods k = { 0 };
+	char cmd[128];
+
+	(void)state;
+	mkdir_p("system.slice/a.service/deep/pod" UID);
+	mkdir_p("x/y/z/kubepods/pod" UID);
+	mkdir_p("kubepods.slice/kubepods-besteffort.slice");
+	assert_int_equal(kubepods_scan(&k, tmp, -1), 0);
+	assert_null(kubepods_find(&k, UID));
+	/* root, system.slice, x, kubepods.slice, its QoS directory */
+	assert_int_equal(k.dirs, 5);
+	kubepods_free(&k);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/system.slice '%s'/x '%s'/kube*", tmp, tmp, tmp);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void takes_the_uid_from_the_pod_log_directory(void **state)
@@ -92,24 +158,14 @@ static void ignores_log_directories_without_a_uid(void **state)
 	assert_int_equal(kubepods_uid(logs, "a", "b", uid), -1);
 }
 
-static void lists_the_directories_new_pods_appear_in(void **state)
-{
-	char dirs[8][4096];
-
-	(void)state;
-	assert_int_equal(kubepods_parents(tmp, dirs, 8), 0);
-	mkdir_p("kubepods.slice/kubepods-burstable.slice");
-	mkdir_p("kubepods/besteffort");
-	assert_int_equal(kubepods_parents(tmp, dirs, 8), 4);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(finds_the_pod_cgroup_for_both_drivers_and_every_qos),
+		cmocka_unit_test(finds_the_pod_cgroup_on_every_layout),
+		cmocka_unit_test(takes_only_pod_names_with_a_uid),
+		cmocka_unit_test(walks_only_where_pods_can_be),
 		cmocka_unit_test(takes_the_uid_from_the_pod_log_directory),
 		cmocka_unit_test(ignores_log_directories_without_a_uid),
-		cmocka_unit_test(lists_the_directories_new_pods_appear_in),
 	};
 
 	return cmocka_run_group_tests_name("kubepods", tests, setup, teardown);
