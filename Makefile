@@ -70,7 +70,7 @@ vpath %.proto $(sort $(dir $(PROTOS)))
 .SECONDARY:
 PREFIX   ?= /usr/local
 
-.PHONY: all clean test test-all unit ktest e2e vmtest vmbench arm64-guest bench demo helpers install
+.PHONY: all clean test test-all unit ktest e2e vmtest vmbench arm64-guest bench demo helpers install image
 all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
@@ -212,15 +212,27 @@ bench: $(OUT)/nvmirage helpers
 demo:
 	$(Q)./tests/demo.sh
 
-# The binary finds its profiles in $(PREFIX)/share/nvmirage/profiles.
-install: $(OUT)/nvmirage
+# The binary finds its profiles in $(PREFIX)/share/nvmirage/profiles, and
+# `smi` its NVML in $(PREFIX)/lib/nvmirage.
+install: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 755 $(OUT)/nvmirage $(DESTDIR)$(PREFIX)/bin/nvmirage
+	$(Q)install -D -m 755 $(OUT)/libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/nvmirage/libnvidia-ml.so.1
 	$(Q)install -d $(DESTDIR)$(PREFIX)/share/nvmirage/profiles
 	$(Q)install -m 644 profiles/*.yaml $(DESTDIR)$(PREFIX)/share/nvmirage/profiles/
+
+# The image (Containerfile), with podman or docker, whichever is here.
+VERSION := $(shell sed -n 's/^\#define NVM_VERSION "\(.*\)"/\1/p' agent/lib/version.h)
+IMAGE   ?= nvmirage:$(VERSION)
+CONTAINER_ENGINE ?= $(shell command -v podman || command -v docker)
+image:
+	$(if $(CONTAINER_ENGINE),,$(error make image needs podman or docker))
+	$(call msg,IMAGE,$(IMAGE))
+	$(Q)$(CONTAINER_ENGINE) build $(IMAGE_BUILD_FLAGS) -t $(IMAGE) -f Containerfile .
 
 clean:
 	$(call msg,CLEAN,$(OUT))
 	$(Q)rm -rf $(OUT)
 
--include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+# The header dependencies the compiler wrote (see DEPFLAGS).
+-include $(shell find $(addprefix $(OUT)/,agent asan unit unit-asan helpers) -name '.*.d' -type f 2>/dev/null)

@@ -29,18 +29,20 @@ static void usage(FILE *f)
 	fprintf(f, "usage: nvmirage smi -L\n"
 		   "       nvmirage smi --query-gpu=FIELD[,FIELD...] --format=csv[,noheader]\n\n"
 		   "Lists the GPUs NVML reports to this process, as nvidia-smi does, through\n"
-		   "nvmirage's libnvidia-ml.so.1 (next to the binary, else the system's).\n"
+		   "nvmirage's libnvidia-ml.so.1 (next to the binary, or installed in\n"
+		   "../lib/nvmirage from it; else the system's).\n"
 		   "Fields: index, name, uuid, pci.bus_id, memory.total, driver_version.\n");
 }
 
 /* The library next to this binary, so the look-alike uses nvmirage's NVML. */
 static void *open_nvml(void)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 32];
+	static const char *const near[] = { "", "/../lib/nvmirage" }; /* build/, installed */
+	char exe[PATH_MAX], path[PATH_MAX + 64];
 	void *h = NULL;
 
-	if (!fs_exe_dir(exe, sizeof(exe))) {
-		snprintf(path, sizeof(path), "%s/libnvidia-ml.so.1", exe);
+	for (unsigned i = 0; !h && i < 2 && !fs_exe_dir(exe, sizeof(exe)); i++) {
+		snprintf(path, sizeof(path), "%s%s/libnvidia-ml.so.1", exe, near[i]);
 		h = dlopen(path, RTLD_NOW);
 	}
 	return h ? h : dlopen("libnvidia-ml.so.1", RTLD_NOW);

@@ -15,13 +15,14 @@ bool mountinfo_has_opt(const char *list, const char *word)
 }
 
 /* "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue":
- * the mount point is the fifth field; after " - " come the type, the
- * source and the super options. */
+ * the root within the file system and the mount point are the fourth and
+ * fifth fields; after " - " come the type, the source and the super
+ * options. */
 static bool parse(const char *line, struct mount_entry *e)
 {
 	const char *dash = strstr(line, " - ");
 
-	return dash && sscanf(line, "%*s %*s %*s %*s %4095s", e->point) == 1 &&
+	return dash && sscanf(line, "%*s %*s %*s %4095s %4095s", e->root, e->point) == 2 &&
 	       sscanf(dash, " - %63s %255s %511s", e->fstype, e->source, e->super_opts) == 3;
 }
 

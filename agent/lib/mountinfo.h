@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 struct mount_entry {
+	char root[4096];       /* what of the file system is mounted there ("/": all) */
 	char point[4096];      /* where it is mounted */
 	char fstype[64];       /* "cgroup2", "tmpfs", ... */
 	char source[256];

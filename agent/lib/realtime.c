@@ -16,10 +16,14 @@
 #include "lib/fsutil.h"
 #include "lib/mountinfo.h"
 
+/* The whole hierarchy (root "/"): in a container, the runtime mounts the
+ * container's own group there, and a mount of the host's tree (as the
+ * chart gives the agent) comes later. */
 static bool is_cpu_v1(const struct mount_entry *e, void *ctx)
 {
 	(void)ctx;
-	return !strcmp(e->fstype, "cgroup") && mountinfo_has_opt(e->super_opts, "cpu");
+	return !strcmp(e->fstype, "cgroup") && mountinfo_has_opt(e->super_opts, "cpu") &&
+	       !strcmp(e->root, "/");
 }
 
 /* The mount point of the cgroup v1 hierarchy that has the cpu controller. */

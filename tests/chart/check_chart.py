@@ -92,4 +92,8 @@ check(values["tolerations"] == [{"operator": "Exists"}], "tolerates every taint 
 shipped = sorted(p.stem for p in (chart.parent.parent / "profiles").glob("*.yaml"))
 check(sorted(schema["properties"]["profile"]["properties"]["name"]["enum"]) == shipped,
       "the schema's profile names are the shipped profiles (%s)" % ", ".join(shipped))
+version = re.search(r'NVM_VERSION "([^"]+)"', (chart.parent.parent / "agent/lib/version.h").read_text()).group(1)
+check(values["image"]["repository"] == "nvmirage" and values["image"]["tag"] == version,
+      "the default image is the one `make image` builds (nvmirage:%s)" % version)
+check(meta.get("appVersion") == version, "appVersion is nvmirage's version (%s)" % version)
 sys.exit(1 if failed else 0)
