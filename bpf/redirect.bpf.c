@@ -46,6 +46,9 @@ const volatile __u64 recent_ns = NVM_RECENT_NS;
  * horizon) and no thread polls any more. */
 const volatile __u64 rering_ns = 300ULL * 1000;
 const volatile __u32 agent_tgid = 0; /* never hold the agent's own threads */
+/* The agent binds the tree into containers (Kubernetes): a target task's
+ * mount namespace must have it before the alias can resolve there. */
+const volatile bool bind_tree = false;
 const volatile __u32 nr_slots = 1;
 const volatile __u32 nr_cpus_online = 2;
 
@@ -173,6 +176,15 @@ struct {
 	__type(value, struct nvm_patch_key);
 } inflight SEC(".maps");
 
+/* Mount namespaces (by their never-reused id) the agent has bound the
+ * tree into, or found it in (bind_tree). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} tree_ns SEC(".maps");
+
 /* address space -> last time a patch came or went in it */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -190,6 +202,7 @@ struct {
 #include "lib/slot.bpf.h"
 #include "lib/match.bpf.h"
 #include "lib/inkernel.bpf.h"
+#include "lib/tree.bpf.h"
 #include "lib/patch.bpf.h"
 #include "lib/fork.bpf.h"
 
@@ -264,7 +277,9 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u64 pmm = (__u64)parent->mm, *last;
 
-	if (!child->mm || (__u64)child->mm == pmm)
+	/* The agent never has patches; its own forks (to enter a container's
+	 * mount namespace) must not wait for itself. */
+	if (!child->mm || (__u64)child->mm == pmm || parent->tgid == agent_tgid)
 		return 0;
 	/* The child copied whatever its parent's memory held when the fork
 	 * copied it. Ask while any patch may be in place anywhere: a task

@@ -49,6 +49,8 @@ enum nvm_req_kind {
 	NVM_REQ_PATCH = 1,   /* rewrite the path at addr to its alias */
 	NVM_REQ_RESTORE = 2, /* put the original bytes at addr back */
 	NVM_REQ_FORKFIX = 3, /* undo, in a fresh fork child, the parent's patches */
+	NVM_REQ_BIND = 4,    /* bind the tree into the task's mount namespace
+			      * (a container's), before its first redirect */
 };
 
 enum nvm_req_flags {
@@ -73,7 +75,8 @@ struct nvm_slot {
 	__u32 span;           /* bytes of the path the rule's prefix covers */
 	__u64 mm;             /* address space of the task (its identity) */
 	__u64 addr;           /* user address of the path */
-	__u64 parent_mm;      /* FORKFIX: the parent's address space */
+	__u64 ref;            /* FORKFIX: the parent's address space; BIND: the
+				* mount namespace's id */
 	__s32 result;
 	__u32 pad;
 	__u64 posted_ns;       /* when the kernel posted it (CLOCK_MONOTONIC) */
@@ -177,6 +180,11 @@ struct nvm_kstats {
 	__u64 ik_restored;     /* put back by the kernel side (in restored) */
 	__u64 ik_changed;      /* at restore the bytes were no longer the
 				* replacement: left as they were */
+	/* trees in containers */
+	__u64 tree_binds;      /* mount namespaces the agent bound the tree into
+				* at a task's first redirect there */
+	__u64 tree_missing;    /* redirects in a namespace the tree could not
+				* be bound into (the path then resolves to nothing) */
 };
 
 /* A note to the agent's log (ring buffer "notes"). */

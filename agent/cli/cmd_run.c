@@ -10,6 +10,7 @@
 #include "daemon/cgroups.h"
 #include "daemon/health.h"
 #include "kube/kube.h"
+#include "kube/mntns.h"
 #include "lib/log.h"
 
 /* In containers with a read-only root file system only /dev is sure to be
@@ -138,6 +139,12 @@ static int parse(int argc, char **argv, struct agent_opts *o, struct run_args *r
 	return 0;
 }
 
+/* The tree into a target task's container at its first redirect there. */
+static int bind_tree(void *ctx, uint32_t tid)
+{
+	return mntns_bind_pid((pid_t)tid, ((const struct agent_opts *)ctx)->root);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static struct agent a;
@@ -152,6 +159,10 @@ int cmd_run(int argc, char **argv)
 	kube_opts_init(&r.ko);
 	if ((rc = parse(argc, argv, &o, &r)))
 		return rc < 0 ? 0 : rc;
+	if (r.kubernetes && r.ko.bind_tree) {
+		o.bind_tree = bind_tree;
+		o.bind_ctx = &a.o; /* the options as the agent keeps them */
+	}
 	if ((rc = agent_start(&a, &o)))
 		return rc;
 	for (unsigned i = 0; i < r.ncg; i++)

@@ -125,6 +125,8 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 	eo.in_kernel = a->in_kernel;
 	eo.fentry = a->fentry;
 	eo.rules = &a->rules;
+	eo.bind_tree = o->bind_tree;
+	eo.bind_ctx = o->bind_ctx;
 	eo.root = o->root;
 	if (engine_start(&a->engine, &eo))
 		goto fail;

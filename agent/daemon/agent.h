@@ -25,6 +25,10 @@ struct agent_opts {
 	unsigned deadline_ms;
 	unsigned linger_us;
 	double time_scale;        /* every deadline and limit times this (default 1) */
+	/* Binds the tree into a target task's mount namespace on demand
+	 * (see engine_opts.bind_tree); NULL: not in containers. */
+	int (*bind_tree)(void *ctx, uint32_t tid);
+	void *bind_ctx;
 	const char *strategy;     /* "auto" (default), "in-kernel" or "assisted" */
 	const char *entry;        /* "auto" (default), "fentry" or "tp_btf" */
 };

@@ -209,13 +209,13 @@ static void repair_child_kpatch(const struct nvm_patch_key *key, const struct nv
  * (in-kernel rewrite) are in the patches map. */
 static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 {
-	struct fork_repair f = { .e = e, .parent_mm = s->parent_mm, .fd = fd };
+	struct fork_repair f = { .e = e, .parent_mm = s->ref, .fd = fd };
 	struct patch_rec *recs = NULL;
 	unsigned n = 0, cap = 0;
 
 	book_lock(e);
 	for (unsigned i = 0; i < e->book->n; i++) {
-		if (e->book->r[i].mm != s->parent_mm)
+		if (e->book->r[i].mm != s->ref)
 			continue;
 		if (n == cap) {
 			struct patch_rec *more = realloc(recs, (cap ? 2 * cap : 8) * sizeof(*recs));
@@ -247,8 +247,24 @@ void answer_late(struct engine *e, const struct nvm_slot *s, int fd)
 		end_entry(e, &key);
 }
 
+/* Binds the tree into the mount namespace of the task that asked, and
+ * records that namespace (by the id the kernel side gave) as having it. */
+static int handle_bind(struct engine *e, const struct nvm_slot *s)
+{
+	__u8 one = 1;
+
+	if (!e->opts.bind_tree || e->opts.bind_tree(e->opts.bind_ctx, s->tid))
+		return NVM_RES_FAILED;
+	bpf_map_update_elem(bpf_map__fd(e->skel->maps.tree_ns), &s->ref, &one, BPF_ANY);
+	return NVM_RES_OK;
+}
+
 int answer_request(struct engine *e, const struct nvm_slot *req, int fd)
 {
+	if (req->kind == NVM_REQ_BIND)
+		return handle_bind(e, req);
+	if (fd < 0)
+		return NVM_RES_FAILED;
 	switch (req->kind) {
 	case NVM_REQ_PATCH: return handle_patch(e, req, fd);
 	case NVM_REQ_RESTORE: return handle_restore(e, req, fd);

@@ -152,6 +152,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->skel->rodata->recent_ns = e->times.recent;
 	e->skel->rodata->rering_ns = e->times.rering;
 	e->skel->rodata->agent_tgid = (__u32)getpid();
+	e->skel->rodata->bind_tree = o->bind_tree != NULL;
 	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
 	bpf_program__set_autoload(e->skel->progs.nvm_match, false); /* tests only */
 	e->skel->rodata->nr_slots = e->nslots;

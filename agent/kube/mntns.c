@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/realtime.h"
 #include "render/render.h"
 
 enum { BOUND = 0, ALREADY = 1, FAILED = 2 };
@@ -124,7 +126,20 @@ static bool sees_tree(const struct walk *w, pid_t pid)
 	return stat(path, &st) == 0 && st.st_dev == w->want.st_dev && st.st_ino == w->want.st_ino;
 }
 
-static void visit_pid(struct walk *w, pid_t pid)
+/* Binds are made one at a time, by the main thread's walk or by a service
+ * thread for a task that waits (mntns_bind_pid): two at once could stack
+ * two trees in one namespace. Priority-inheriting: a service thread is
+ * real-time, the main thread not. */
+static pthread_mutex_t bind_lock;
+static pthread_once_t bind_lock_once = PTHREAD_ONCE_INIT;
+
+static void init_bind_lock(void)
+{
+	realtime_mutex_init(&bind_lock);
+}
+
+/* Whether pid's namespace has the tree now; bound if it had not. */
+static int visit_pid(struct walk *w, pid_t pid)
 {
 	char nspath[64], why[512];
 	struct stat st;
@@ -134,18 +149,24 @@ static void visit_pid(struct walk *w, pid_t pid)
 	/* Asked of the process itself, not remembered per namespace: their
 	 * numbers are reused (a restarted container may get its
 	 * predecessor's), and a stat costs less than a fork. */
-	if (stat(nspath, &st) || st.st_ino == w->own || sees_tree(w, pid))
-		return;
-	r = bind_into(pid, w->root, &w->want, why, sizeof(why));
+	if (stat(nspath, &st))
+		return FAILED;
+	if (st.st_ino == w->own || sees_tree(w, pid))
+		return ALREADY;
+	pthread_once(&bind_lock_once, init_bind_lock);
+	pthread_mutex_lock(&bind_lock);
+	r = sees_tree(w, pid) ? ALREADY : bind_into(pid, w->root, &w->want, why, sizeof(why));
+	pthread_mutex_unlock(&bind_lock);
 	if (r == FAILED) {
 		nvm_warn("tree into the mount namespace of pid %d: %s", pid, why);
-		return;
+		return r;
 	}
 	if (r == BOUND) {
 		w->bound++;
 		nvm_info("tree bound read-only at %s in mount namespace mnt:[%llu] (pid %d)", w->root,
 			 (unsigned long long)st.st_ino, pid);
 	}
+	return r;
 }
 
 static void visit_cgroup(struct walk *w, const char *dir, int depth)
@@ -172,14 +193,33 @@ static void visit_cgroup(struct walk *w, const char *dir, int depth)
 	closedir(d);
 }
 
-int mntns_bind_cgroup(const char *cgdir, const char *root)
+static int walk_init(struct walk *w, const char *root)
 {
-	struct walk w = { .root = root };
 	struct stat own;
 
-	if (stat(root, &w.want) || stat("/proc/self/ns/mnt", &own))
+	memset(w, 0, sizeof(*w));
+	w->root = root;
+	if (stat(root, &w->want) || stat("/proc/self/ns/mnt", &own))
 		return nvm_err_r(-1, "tree %s: %s", root, strerror(errno));
-	w.own = own.st_ino;
+	w->own = own.st_ino;
+	return 0;
+}
+
+int mntns_bind_cgroup(const char *cgdir, const char *root)
+{
+	struct walk w;
+
+	if (walk_init(&w, root))
+		return -1;
 	visit_cgroup(&w, cgdir, 0);
 	return w.bound;
+}
+
+int mntns_bind_pid(pid_t pid, const char *root)
+{
+	struct walk w;
+
+	if (walk_init(&w, root))
+		return -1;
+	return visit_pid(&w, pid) == FAILED ? -1 : 0;
 }

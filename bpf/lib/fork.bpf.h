@@ -61,7 +61,7 @@ static __always_inline void make_room(__u32 cpu)
 static __noinline void fix_fork_child(__u64 parent_mm, struct task_struct *child)
 {
 	struct nvm_ask rq = { .kind = NVM_REQ_FORKFIX, .mm = (__u64)child->mm,
-			      .parent_mm = parent_mm, .tid = (__u32)child->pid,
+			      .ref = parent_mm, .tid = (__u32)child->pid,
 			      .tgid = (__u32)child->tgid };
 
 	make_room(bpf_get_smp_processor_id());

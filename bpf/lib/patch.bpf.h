@@ -128,7 +128,9 @@ static __always_inline bool take_over(struct nvm_patch_key *key)
 static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_kernel)
 {
 	struct nvm_patch_key key = { .mm = mm, .addr = addr };
+	struct nvm_ask rq;
 	__u32 zero = 0;
+	bool tree_checked = !bind_tree;
 
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct nvm_patch np = {}, *p;
@@ -159,6 +161,11 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 				return;
 			continue;
 		}
+		if (!tree_checked) {
+			tree_checked = true;
+			if (ensure_tree(mm, &rq))
+				continue; /* read the path again after the wait */
+		}
 		np.word = NVM_PATCH_WORD(NVM_PATCH_PENDING, 1);
 		np.since = bpf_ktime_get_ns();
 		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST) && !take_over(&key)) {
@@ -181,9 +188,8 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 			track(&key);
 			return;
 		}
-		struct nvm_ask rq = { .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
-				      .span = span, .mm = mm, .addr = addr };
-
+		rq = (struct nvm_ask){ .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
+				       .span = span, .mm = mm, .addr = addr };
 		res = ask_agent(&rq, sc->path);
 		p = bpf_map_lookup_elem(&patches, &key);
 		if (res == NVM_RES_OK && p) {

@@ -111,11 +111,12 @@ static long wait_step(__u64 i, void *data)
 			w->outcome = W_RERING; /* the caller rings: not in this frame */
 			return 1;
 		}
-		/* A fork repair writes into the child's memory, whose locks
-		 * nobody else holds: it is waited for up to the hard deadline
-		 * (see fix_fork_child). */
+		/* A fork repair writes into the child's memory, a bind into
+		 * another mount namespace: nothing a waiting task holds slows
+		 * them, and they are waited for up to the hard deadline (see
+		 * fix_fork_child, ensure_tree). */
 		if (NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED && !w->answer_by)
-			w->answer_by = w->slot->kind == NVM_REQ_FORKFIX || now + answer_limit_ns > w->hard
+			w->answer_by = w->slot->kind >= NVM_REQ_FORKFIX || now + answer_limit_ns > w->hard
 					       ? w->hard : now + answer_limit_ns;
 		if (now > (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING ? w->soft : w->answer_by) &&
 		    __sync_val_compare_and_swap(&w->slot->word, word, timed_out(w, word)) == word) {
@@ -133,7 +134,7 @@ static long wait_step(__u64 i, void *data)
  * in time (counted and noted). */
 struct nvm_ask {
 	__u32 kind, flags, rule, span;
-	__u64 mm, addr, parent_mm;
+	__u64 mm, addr, ref;
 	__u32 tid, tgid; /* the task whose memory it is; 0: this one */
 };
 
@@ -210,7 +211,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	s->span = rq->span;
 	s->mm = rq->mm;
 	s->addr = rq->addr;
-	s->parent_mm = rq->parent_mm;
+	s->ref = rq->ref;
 	s->result = -1;
 	s->posted_ns = bpf_ktime_get_ns();
 	if (path)

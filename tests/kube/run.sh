@@ -37,13 +37,7 @@ cleanup() {
 	[ -z "$logs_pid" ] || kill "$logs_pid" 2>/dev/null
 	[ -z "$fake_pid" ] || kill "$fake_pid" 2>/dev/null
 	runc_remove $ctrs
-	if [ -d "$R" ]; then
-		find "$R" -depth -type d | while read -r d; do
-			echo 1 > "$d/cgroup.kill" 2>/dev/null
-		done
-		sleep 0.2
-		find "$R" -depth -type d -exec rmdir {} \; 2>/dev/null
-	fi
+	cgroup_trees_remove "${R#"$cg2"}"
 	remove_cgroups "$T" "$O"
 	rm -rf "$work"
 }
@@ -232,6 +226,31 @@ rmdir "$R/$P3"
 wait_for 5 sh -c "grep -q 'pod batch/trainer.*no longer a target' $LOG"
 check_has "a pod that ended is no longer a target" "pod batch/trainer" "$(log | grep 'no longer a target')"
 check_eq "three targets" 3 "$(targets)"
+
+echo "== a container whose first process reads the driver files at once"
+# The kubelet's order: the pod is listed and its cgroup made, then its
+# container starts; its first process (the reader, run by runc as the
+# container's command) must find the tree in its brand-new mount
+# namespace: bound there at its first redirect, not at the next walk.
+U6=1a2b3c4d-0000-4000-8000-000000000006
+P6=$(kind_pod besteffort $U6)
+mkdir -p "$PODLOGS/slurm_worker-3_$U6" "$R/$P6"
+pods_json slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/frontend:nvidia.com/gpu:0 \
+	slurm/worker-2:nvidia.com/gpu:2 slurm/worker-3:nvidia.com/gpu:1
+check "the new pod is a target before its container starts" wait_for 5 has_targets 4
+b0=$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["kernel"]["tree_binds"])')
+runc_start w3 "${R#"$cg2"}/$P6/cri-containerd-w3.scope" "$rootfs" \
+	bind="$(pwd)/$out/helpers:/opt/nvm" hostname=worker-3 -- /opt/nvm/reader literal
+ctrs="$ctrs w3"
+wait_for 10 grep -q literals_intact "$CDIR/bundles/w3.log"
+check_has "its first process sees the 4 GPUs" "gpus=4" "$(cat "$CDIR/bundles/w3.log")"
+check_eq "the kernel side asked for the tree in that namespace, once" $((b0 + 1)) \
+	"$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["kernel"]["tree_binds"])')"
+runc_remove w3
+pods_json slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/frontend:nvidia.com/gpu:0 \
+	slurm/worker-2:nvidia.com/gpu:2
+rmdir "$R/$P6"
+wait_for 5 has_targets 3
 
 echo "== health and metrics"
 check_eq "/healthz answers 200" 200 "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz)"

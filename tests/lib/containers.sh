@@ -67,8 +67,10 @@ nvmirage_image() {
 # file system ROOTFS (read-only, with tmpfs on /run and /tmp), its processes
 # in cgroup path CGROUP (from the cgroup root, as a kubelet's runtime puts
 # them), the host's network, detached. OPTIONS: bind=SRC:DST (read-only),
-# tmpfs=DIR, hostname=NAME, privileged (every capability). Its output goes
-# to $CDIR/bundles/ID.log.
+# rw=SRC:DST (a writable bind), tmpfs=DIR, hostname=NAME, privileged (every
+# capability), device=PATH:MAJOR:MINOR (a character device node the
+# container may use, as a device plugin gives one). Its output goes to
+# $CDIR/bundles/ID.log.
 runc_start() {
 	id=$1 cg=$2 rootfs=$3
 	shift 3
@@ -93,22 +95,34 @@ runc_start() {
 	                 "options": ["nosuid", "nodev", "mode=1777"]} for d in ("/run", "/tmp")]
 	for o in opts.split():
 	    k, _, v = o.partition("=")
-	    if k == "bind":
+	    if k in ("bind", "rw"):
 	        src, dst = v.split(":")
 	        c["mounts"].append({"destination": dst, "type": "bind", "source": src,
-	                            "options": ["rbind", "ro"]})
+	                            "options": ["rbind", "ro" if k == "bind" else "rw"]})
+	    elif k == "device":
+	        dev, major, minor = v.split(":")
+	        c["linux"].setdefault("devices", []).append(
+	            {"path": dev, "type": "c", "major": int(major), "minor": int(minor),
+	             "fileMode": 0o666, "uid": 0, "gid": 0})
+	        c["linux"]["resources"]["devices"].append(
+	            {"allow": True, "type": "c", "major": int(major), "minor": int(minor),
+	             "access": "rwm"})
 	    elif k == "tmpfs":
 	        c["mounts"].append({"destination": v, "type": "tmpfs", "source": "tmpfs",
 	                            "options": ["nosuid", "mode=755"]})
 	    elif k == "hostname":
 	        c["hostname"] = v
 	    elif k == "privileged":
-	        every = ["CAP_" + n for n in (
-	            "CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP "
-	            "LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK "
-	            "IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN "
-	            "SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE "
-	            "AUDIT_WRITE AUDIT_CONTROL SETFCAP").split()]
+	        # Every capability this host's bounding set has (numbers as in
+	        # linux/capability.h), as a privileged pod gets them.
+	        names = ("CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID "
+	                 "SETPCAP LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW "
+	                 "IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT "
+	                 "SYS_ADMIN SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD "
+	                 "LEASE AUDIT_WRITE AUDIT_CONTROL SETFCAP MAC_OVERRIDE MAC_ADMIN SYSLOG "
+	                 "WAKE_ALARM BLOCK_SUSPEND AUDIT_READ PERFMON BPF CHECKPOINT_RESTORE").split()
+	        bnd = int([l.split()[1] for l in open("/proc/self/status") if l.startswith("CapBnd")][0], 16)
+	        every = ["CAP_" + n for i, n in enumerate(names) if bnd >> i & 1]
 	        for k2 in ("bounding", "effective", "permitted"):
 	            c["process"]["capabilities"][k2] = every
 	        c["linux"]["maskedPaths"] = []
@@ -134,5 +148,20 @@ runc_remove() {
 			sleep 0.1
 		done
 		rm -rf "$CDIR/bundles/$id"
+	done
+}
+
+# cgroup_trees_remove PATH...: the cgroup PATHs (from a hierarchy's root)
+# and everything below them, in the cgroup2 tree and in every v1
+# hierarchy (runc makes a container's cgroup in each), deepest first.
+cgroup_trees_remove() {
+	for p in "$@"; do
+		for h in /sys/fs/cgroup /sys/fs/cgroup/*; do
+			[ -d "$h$p" ] || continue
+			find "$h$p" -depth -type d | while read -r d; do
+				[ ! -e "$d/cgroup.kill" ] || echo 1 > "$d/cgroup.kill"
+				rmdir "$d" 2>/dev/null
+			done
+		done
 	done
 }
