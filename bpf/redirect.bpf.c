@@ -151,6 +151,9 @@ struct {
 struct scratch {
 	char path[128]; /* NVM_PATH_READ used; the rest lets indexes be masked */
 	struct nvm_rule_key key;
+	struct nvm_patch patch; /* a new patch's entry, before it goes in the map
+				 * (not on the stack: 6.1 allows 512 bytes for a
+				 * whole call chain) */
 };
 
 struct {

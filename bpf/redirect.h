@@ -49,14 +49,14 @@ enum nvm_req_kind {
 	NVM_REQ_PATCH = 1,   /* rewrite the path at addr to its alias */
 	NVM_REQ_RESTORE = 2, /* put the original bytes at addr back */
 	NVM_REQ_FORKFIX = 3, /* undo, in a fresh fork child, the parent's patches */
-	NVM_REQ_BIND = 4,    /* bind the tree into the task's mount namespace
-			      * (a container's), before its first redirect */
 };
 
 enum nvm_req_flags {
 	NVM_REQ_UNREAD = 1, /* the kernel could not read the path: the agent does */
 	NVM_REQ_EXACT = 2,  /* the path names the rule's directory itself */
 	NVM_REQ_NOWAIT = 4, /* nobody waits: the agent frees the slot itself */
+	NVM_REQ_TREE = 8,   /* (PATCH) the task's mount namespace (a container's,
+			     * id in ref) may lack the tree: bind it there first */
 };
 
 enum nvm_result {
@@ -75,8 +75,8 @@ struct nvm_slot {
 	__u32 span;           /* bytes of the path the rule's prefix covers */
 	__u64 mm;             /* address space of the task (its identity) */
 	__u64 addr;           /* user address of the path */
-	__u64 ref;            /* FORKFIX: the parent's address space; BIND: the
-				* mount namespace's id */
+	__u64 ref;            /* FORKFIX: the parent's address space; a PATCH
+				* with NVM_REQ_TREE: the mount namespace's id */
 	__s32 result;
 	__u32 pad;
 	__u64 posted_ns;       /* when the kernel posted it (CLOCK_MONOTONIC) */
@@ -180,11 +180,6 @@ struct nvm_kstats {
 	__u64 ik_restored;     /* put back by the kernel side (in restored) */
 	__u64 ik_changed;      /* at restore the bytes were no longer the
 				* replacement: left as they were */
-	/* trees in containers */
-	__u64 tree_binds;      /* mount namespaces the agent bound the tree into
-				* at a task's first redirect there */
-	__u64 tree_missing;    /* redirects in a namespace the tree could not
-				* be bound into (the path then resolves to nothing) */
 };
 
 /* A note to the agent's log (ring buffer "notes"). */

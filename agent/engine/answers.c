@@ -76,6 +76,28 @@ void end_entry(struct engine *e, const struct nvm_patch_key *key)
 	bpf_map_update_elem(bpf_map__fd(e->skel->maps.mm_recent), &key->mm, &now, BPF_ANY);
 }
 
+/* Binds the tree into the mount namespace of the task that asked (a
+ * container's, where a path the kernel side rewrites must resolve), and
+ * records that namespace, by the id the kernel side gave, as having it;
+ * not while the task is still being set up by the container runtime (it
+ * has no container root yet). A failure is counted; the patch is made all
+ * the same (the path then resolves to nothing there, as it would
+ * unredirected). */
+static void bind_tree(struct engine *e, const struct nvm_slot *s)
+{
+	__u8 one = 1;
+	int r = e->opts.bind_tree ? e->opts.bind_tree(e->opts.bind_ctx, s->tid) : -1;
+
+	if (r < 0)
+		ASTAT_ADD(e, tree_bind_failed, 1);
+	if (r) /* failed, or not yet: the next redirect there asks again */
+		return;
+	bpf_map_update_elem(bpf_map__fd(e->skel->maps.tree_ns), &s->ref, &one, BPF_ANY);
+	ASTAT_ADD(e, tree_binds, 1);
+	nvm_debug("the tree is in the mount namespace of pid %u (id %llu)", s->tid,
+		  (unsigned long long)s->ref);
+}
+
 static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 {
 	char cur[NVM_PATH_READ + 1], repl[NVM_PATH_READ];
@@ -84,6 +106,8 @@ static int handle_patch(struct engine *e, const struct nvm_slot *s, int fd)
 	int rule = (int)s->rule;
 	struct patch_rec *rec;
 
+	if (s->flags & NVM_REQ_TREE)
+		bind_tree(e, s);
 	if (s->flags & NVM_REQ_UNREAD) {
 		/* Read what the kernel could not, and match it here. */
 		if (memio_read_str(fd, s->addr, cur, sizeof(cur)) < 0)
@@ -247,24 +271,8 @@ void answer_late(struct engine *e, const struct nvm_slot *s, int fd)
 		end_entry(e, &key);
 }
 
-/* Binds the tree into the mount namespace of the task that asked, and
- * records that namespace (by the id the kernel side gave) as having it. */
-static int handle_bind(struct engine *e, const struct nvm_slot *s)
-{
-	__u8 one = 1;
-
-	if (!e->opts.bind_tree || e->opts.bind_tree(e->opts.bind_ctx, s->tid))
-		return NVM_RES_FAILED;
-	bpf_map_update_elem(bpf_map__fd(e->skel->maps.tree_ns), &s->ref, &one, BPF_ANY);
-	return NVM_RES_OK;
-}
-
 int answer_request(struct engine *e, const struct nvm_slot *req, int fd)
 {
-	if (req->kind == NVM_REQ_BIND)
-		return handle_bind(e, req);
-	if (fd < 0)
-		return NVM_RES_FAILED;
 	switch (req->kind) {
 	case NVM_REQ_PATCH: return handle_patch(e, req, fd);
 	case NVM_REQ_RESTORE: return handle_restore(e, req, fd);

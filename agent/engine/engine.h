@@ -23,7 +23,8 @@ struct engine_opts {
 	/* When set, the tree must be bound into a target task's mount
 	 * namespace (a container's) before its first redirect there: the
 	 * kernel side asks, and this binds it into the namespace of task tid.
-	 * Returns 0 when the namespace has the tree. */
+	 * Returns 0 when the namespace has the tree, > 0 when not yet (ask
+	 * again), < 0 when it cannot. */
 	int (*bind_tree)(void *ctx, uint32_t tid);
 	void *bind_ctx;
 };
@@ -45,6 +46,10 @@ struct nvm_astats {
 	uint64_t answer_us_max;  /* longest from claim to answer: the agent's own
 				  * memory I/O, asleep on the process's locks */
 	uint64_t realtime_threads; /* service threads running SCHED_FIFO */
+	uint64_t tree_binds;     /* mount namespaces the tree was bound into (or
+				  * found in) at a task's first redirect there */
+	uint64_t tree_bind_failed; /* ... could not be bound into (the redirected
+				  * path then resolves to nothing there) */
 };
 
 /* The counters by name, for every place that prints them. */
@@ -53,12 +58,11 @@ struct nvm_astats {
 	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)                 \
 	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(busy_gave_way)        \
 	X(room_made) X(fork_unwaited) X(fork_missed) X(agent_failed)           \
-	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed)        \
-	X(tree_binds) X(tree_missing)
+	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
 	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \
-	X(realtime_threads)
+	X(realtime_threads) X(tree_binds) X(tree_bind_failed)
 
 #define NVM_FIELD_ONE(f) +1
 _Static_assert(sizeof(struct nvm_kstats) == 8 * (0 NVM_KSTATS_FIELDS(NVM_FIELD_ONE)),

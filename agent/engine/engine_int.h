@@ -103,7 +103,7 @@ static inline void book_unlock(struct engine *e) { pthread_mutex_unlock(&e->lock
 
 /* answers.c: what an answer writes. */
 /* Does what request req (claimed by the caller) asks, in the memory file fd
- * of its task (-1 for a bind, which needs none): returns an nvm_result. */
+ * of its task: returns an nvm_result. */
 int answer_request(struct engine *e, const struct nvm_slot *req, int fd);
 /* Undoes an answer the kernel side stopped waiting for. */
 void answer_late(struct engine *e, const struct nvm_slot *req, int fd);

@@ -81,7 +81,6 @@ const char *service_kind_name(uint32_t kind)
 	case NVM_REQ_PATCH: return "patch";
 	case NVM_REQ_RESTORE: return "restore";
 	case NVM_REQ_FORKFIX: return "fork repair";
-	case NVM_REQ_BIND: return "tree bind";
 	}
 	return "request";
 }
@@ -130,10 +129,9 @@ static int answer(struct engine *e, struct service_thread *t, const struct nvm_s
 	atomic_store(&t->io_since, now_ns());
 	atomic_store(&t->io_mm, req->mm);
 	t0 = now_ns();
-	if (req->kind != NVM_REQ_BIND)
-		*fd = memio_fd(e->mem, req->tgid, req->tid, req->mm);
+	*fd = memio_fd(e->mem, req->tgid, req->tid, req->mm);
 	t1 = now_ns();
-	res = answer_request(e, req, *fd);
+	res = *fd < 0 ? NVM_RES_FAILED : answer_request(e, req, *fd);
 	atomic_store(&t->io_mm, 0);
 	t2 = now_ns();
 	resume_polling(e, t, was_poller);

@@ -19,11 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/realtime.h"
 #include "render/render.h"
 
-enum { BOUND = 0, ALREADY = 1, FAILED = 2 };
+enum { BOUND = 0, ALREADY = 1, FAILED = 2, NOT_YET = 3 };
 
 /* mkdir -p that leaves errno as the failing mkdir set it. */
 static int mkdirs_quiet(const char *path)
@@ -115,6 +116,49 @@ struct walk {
 	int bound;
 };
 
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (fs_read(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Whether pid does not have its container's root yet: a container's first
+ * process has its mount namespace before its root (the runtime's init
+ * pivots into the container's root file system, in that namespace, before
+ * it runs the container's command), and until then it has the root of the
+ * runtime that starts it: its nearest ancestor in another mount namespace.
+ * A tree bound then would land in the node's file system, and the
+ * container would not see it. */
+static bool before_its_root(pid_t pid)
+{
+	char ns[64], root[64], ans[64], aroot[64];
+	pid_t a = pid;
+
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", pid);
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	for (int i = 0; i < 32 && (a = parent_of(a)) > 0; i++) {
+		snprintf(ans, sizeof(ans), "/proc/%d/ns/mnt", a);
+		if (same_file(ans, ns))
+			continue;
+		snprintf(aroot, sizeof(aroot), "/proc/%d/root", a);
+		return same_file(aroot, root);
+	}
+	return false;
+}
+
 /* Whether pid sees the tree at the root path, looked up in its own mount
  * namespace through /proc/<pid>/root. */
 static bool sees_tree(const struct walk *w, pid_t pid)
@@ -151,7 +195,11 @@ static int visit_pid(struct walk *w, pid_t pid)
 	 * predecessor's), and a stat costs less than a fork. */
 	if (stat(nspath, &st))
 		return FAILED;
-	if (st.st_ino == w->own || sees_tree(w, pid))
+	if (st.st_ino == w->own)
+		return ALREADY;
+	if (before_its_root(pid))
+		return NOT_YET;
+	if (sees_tree(w, pid))
 		return ALREADY;
 	pthread_once(&bind_lock_once, init_bind_lock);
 	pthread_mutex_lock(&bind_lock);
@@ -219,7 +267,10 @@ int mntns_bind_pid(pid_t pid, const char *root)
 {
 	struct walk w;
 
+	int r;
+
 	if (walk_init(&w, root))
 		return -1;
-	return visit_pid(&w, pid) == FAILED ? -1 : 0;
+	r = visit_pid(&w, pid);
+	return r == FAILED ? -1 : r == NOT_YET ? 1 : 0;
 }

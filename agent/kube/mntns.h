@@ -14,7 +14,9 @@ int mntns_bind_cgroup(const char *cgdir, const char *root);
 
 /* The same for the mount namespace of one process (a task that waits for
  * its first redirect there). Returns 0 when that namespace has the tree
- * now, -1 (logged) when it could not be bound. Thread-safe. */
+ * now, 1 when the process does not have its container's root yet (the
+ * runtime still sets it up: ask again later), -1 (logged) when it could
+ * not be bound. Thread-safe. */
 int mntns_bind_pid(pid_t pid, const char *root);
 
 #endif

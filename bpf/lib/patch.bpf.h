@@ -128,12 +128,10 @@ static __always_inline bool take_over(struct nvm_patch_key *key)
 static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_kernel)
 {
 	struct nvm_patch_key key = { .mm = mm, .addr = addr };
-	struct nvm_ask rq;
 	__u32 zero = 0;
-	bool tree_checked = !bind_tree;
 
 	for (int attempt = 0; attempt < 3; attempt++) {
-		struct nvm_patch np = {}, *p;
+		struct nvm_patch *p;
 		__u32 rule = 0, span = 0, flags = 0;
 		struct scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
 		enum match m = M_RULE;
@@ -161,14 +159,15 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 				return;
 			continue;
 		}
-		if (!tree_checked) {
-			tree_checked = true;
-			if (ensure_tree(mm, &rq))
-				continue; /* read the path again after the wait */
-		}
-		np.word = NVM_PATCH_WORD(NVM_PATCH_PENDING, 1);
-		np.since = bpf_ktime_get_ns();
-		if (bpf_map_update_elem(&patches, &key, &np, BPF_NOEXIST) && !take_over(&key)) {
+		__u64 ns = 0;
+		/* In a container without the tree, the agent binds it first. */
+		if (bind_tree && !tree_known(&ns))
+			flags |= NVM_REQ_TREE;
+		__builtin_memset(&sc->patch, 0, sizeof(sc->patch));
+		sc->patch.word = NVM_PATCH_WORD(NVM_PATCH_PENDING, 1);
+		sc->patch.since = bpf_ktime_get_ns();
+		if (bpf_map_update_elem(&patches, &key, &sc->patch, BPF_NOEXIST) &&
+		    !take_over(&key)) {
 			/* Another thread has asked for this patch: share it. */
 			if (share_patch(&key))
 				return;
@@ -177,7 +176,7 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 		if (!(flags & NVM_REQ_UNREAD))
 			count(matched);
 		touch_mm(mm);
-		if (in_kernel && !(flags & NVM_REQ_UNREAD) &&
+		if (in_kernel && !(flags & (NVM_REQ_UNREAD | NVM_REQ_TREE)) &&
 		    (p = bpf_map_lookup_elem(&patches, &key)) &&
 		    write_in_kernel(p, sc->path, addr, rule, span, flags)) {
 			__sync_val_compare_and_swap(&p->word,
@@ -188,8 +187,9 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 			track(&key);
 			return;
 		}
-		rq = (struct nvm_ask){ .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
-				       .span = span, .mm = mm, .addr = addr };
+		struct nvm_ask rq = { .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
+				      .span = span, .mm = mm, .addr = addr, .ref = ns };
+
 		res = ask_agent(&rq, sc->path);
 		p = bpf_map_lookup_elem(&patches, &key);
 		if (res == NVM_RES_OK && p) {

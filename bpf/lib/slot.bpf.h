@@ -114,9 +114,11 @@ static long wait_step(__u64 i, void *data)
 		/* A fork repair writes into the child's memory, a bind into
 		 * another mount namespace: nothing a waiting task holds slows
 		 * them, and they are waited for up to the hard deadline (see
-		 * fix_fork_child, ensure_tree). */
+		 * fix_fork_child, tree.bpf.h). */
 		if (NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED && !w->answer_by)
-			w->answer_by = w->slot->kind >= NVM_REQ_FORKFIX || now + answer_limit_ns > w->hard
+			w->answer_by = w->slot->kind == NVM_REQ_FORKFIX ||
+						       (w->slot->flags & NVM_REQ_TREE) ||
+						       now + answer_limit_ns > w->hard
 					       ? w->hard : now + answer_limit_ns;
 		if (now > (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING ? w->soft : w->answer_by) &&
 		    __sync_val_compare_and_swap(&w->slot->word, word, timed_out(w, word)) == word) {

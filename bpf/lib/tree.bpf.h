@@ -2,12 +2,14 @@
  * target container's mount namespace, where the aliases must resolve. A
  * container's first process may look for the driver files before the
  * agent's periodic walk got to it (slurmd detects its GPUs at start): so the
- * first redirect in a namespace without the tree asks the agent to bind it
- * there now, and waits, as for a fork repair (the agent's work is in
- * another namespace, whose locks nobody waiting holds).
+ * first redirect in a namespace without the tree goes to the agent (not
+ * written in the kernel), flagged NVM_REQ_TREE: the agent binds the tree
+ * there, then patches, and records the namespace in tree_ns. The task
+ * waits for it up to the hard deadline, as for a fork repair (the bind's
+ * work is in another namespace, whose locks nobody waiting holds).
  *
- * Part of redirect.bpf.c, which defines, before including it, bind_tree,
- * the tree_ns map and kstats (count); and includes slot.bpf.h first. */
+ * Part of redirect.bpf.c, which defines, before including it, the tree_ns
+ * map. */
 #ifndef NVM_TREE_BPF_H
 #define NVM_TREE_BPF_H
 
@@ -29,26 +31,13 @@ static __always_inline __u64 current_mnt_ns_id(void)
 	return BPF_CORE_READ((struct ns_common___id *)&ns->ns, ns_id);
 }
 
-/* Makes sure the current task's mount namespace has the tree (bind_tree
- * only): the agent binds it and records the namespace in tree_ns. Returns
- * true if it asked (and waited): the caller's per-CPU scratch may have
- * been used by another task meanwhile. rq is the caller's, to keep this
- * out of the stack (6.1 allows 512 bytes for the whole call chain). */
-static __always_inline bool ensure_tree(__u64 mm, struct nvm_ask *rq)
+/* Whether the current task's mount namespace is known to have the tree;
+ * if not, its id in *ns, for the patch request that asks the agent to
+ * bind it there first (NVM_REQ_TREE). */
+static __always_inline bool tree_known(__u64 *ns)
 {
-	__u64 ns = current_mnt_ns_id();
-
-	if (bpf_map_lookup_elem(&tree_ns, &ns))
-		return false;
-	__builtin_memset(rq, 0, sizeof(*rq));
-	rq->kind = NVM_REQ_BIND;
-	rq->mm = mm;
-	rq->ref = ns;
-	if (ask_agent(rq, 0) == NVM_RES_OK)
-		count(tree_binds);
-	else
-		count(tree_missing);
-	return true;
+	*ns = current_mnt_ns_id();
+	return bpf_map_lookup_elem(&tree_ns, ns) != NULL;
 }
 
 #endif

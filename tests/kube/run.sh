@@ -238,14 +238,15 @@ mkdir -p "$PODLOGS/slurm_worker-3_$U6" "$R/$P6"
 pods_json slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/frontend:nvidia.com/gpu:0 \
 	slurm/worker-2:nvidia.com/gpu:2 slurm/worker-3:nvidia.com/gpu:1
 check "the new pod is a target before its container starts" wait_for 5 has_targets 4
-b0=$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["kernel"]["tree_binds"])')
+b0=$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["agent"]["tree_binds"])')
 runc_start w3 "${R#"$cg2"}/$P6/cri-containerd-w3.scope" "$rootfs" \
 	bind="$(pwd)/$out/helpers:/opt/nvm" hostname=worker-3 -- /opt/nvm/reader literal
 ctrs="$ctrs w3"
 wait_for 10 grep -q literals_intact "$CDIR/bundles/w3.log"
 check_has "its first process sees the 4 GPUs" "gpus=4" "$(cat "$CDIR/bundles/w3.log")"
+check "and nothing went into the node's own /dev while its runtime set it up" test ! -e "$ROOT"
 check_eq "the kernel side asked for the tree in that namespace, once" $((b0 + 1)) \
-	"$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["kernel"]["tree_binds"])')"
+	"$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["agent"]["tree_binds"])')"
 runc_remove w3
 pods_json slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/frontend:nvidia.com/gpu:0 \
 	slurm/worker-2:nvidia.com/gpu:2

@@ -159,8 +159,8 @@ wait_for 30 sh -c "runc exec slinky-ctl sinfo -h -N -o '%N %T %G' 2>/dev/null | 
 check_eq "slurmd detected 4 GB300 GPUs itself (AutoDetect=nvidia)" 4 \
 	"$(grep -c 'Gres Name=gpu Type=nvidia_gb300_nvl Count=1 .*HAS_FILE' "$CDIR/bundles/slinky-worker.log")"
 check_lacks "and ignored none" "being ignored" "$(cat "$CDIR/bundles/slinky-worker.log")"
-check_has "slurmd's first lookup in its new container had the tree bound there on demand" \
-	"tree_binds 1" "$(podman exec "$AGENT" nvmirage status --root "$ROOT" | tr -s ' ')"
+check_eq "slurmd's first lookup in its new container had the tree bound there on demand" 1 \
+	"$(podman exec "$AGENT" nvmirage status --root "$ROOT" -j | $PY -c 'import json,sys; print(json.load(sys.stdin)["agent"]["tree_binds"])')"
 s=$(ctl sinfo -N -o '%N %T %G')
 check_has "sinfo: the node is idle with 4 GB300 GPUs on socket 0" "slinky-worker-0 idle gpu:nvidia_gb300_nvl:4(S:0)" "$s"
 check_has "scontrol: detected, not configured (a dynamic node, no Gres in slurm.conf)" \
