@@ -156,6 +156,29 @@ $(OUT)/helpers/floor: tests/bench/floor.c $(OUT)/bench/floor.skel.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -I$(OUT)/bench $(LDFLAGS) $< -o $@ $(LDLIBS)
 
+# The cgroup v2 device program Slurm's ConstrainDevices attaches, as a
+# helper of the NVML and Slurm tests.
+$(OUT)/devdeny/devdeny.bpf.o: tests/devdeny/devdeny.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Wall -c $< -o $@
+
+$(OUT)/devdeny/devdeny.skel.h: $(OUT)/devdeny/devdeny.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/helpers/devdeny: tests/devdeny/devdeny.c $(OUT)/devdeny/devdeny.skel.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -I$(OUT)/devdeny $(LDFLAGS) $< -o $@ $(LDLIBS)
+
+# A static binary the container tests bind into their containers (Debian's
+# busybox-static).
+$(OUT)/helpers/busybox: /bin/busybox
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
 $(OUT)/helpers/libshim.so: tests/bench/shim.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -173,7 +196,7 @@ $(OUT)/helpers/match: tests/kernel/match.c $(LIB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1 \
-	 $(OUT)/helpers/floor $(OUT)/helpers/match
+	 $(OUT)/helpers/floor $(OUT)/helpers/match $(OUT)/helpers/devdeny $(OUT)/helpers/busybox
 
 unit: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage
 	$(Q)tests/run-unit.sh $(OUT)

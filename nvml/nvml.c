@@ -8,11 +8,15 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "nvml.h"
 
@@ -20,7 +24,7 @@
 #define MAX_GPUS 64
 
 struct nvmlDevice_st {
-	unsigned index, minor;
+	unsigned minor;
 	char bus_id[16]; /* 0008:06:00.0 */
 	unsigned domain, bus, dev, fn;
 	char name[96], uuid[48], vbios[32], serial[32], part[80], arch[32], brand[32];
@@ -146,8 +150,6 @@ static int load_device(const char *bdf, struct nvmlDevice_st *d)
 	snprintf(path, sizeof(path), "/sys/module/nvidia/nvmirage/%s", bdf);
 	if (read_text(path, extra, sizeof(extra)))
 		extra[0] = '\0';
-	extra_value(extra, "index", v, sizeof(v));
-	d->index = v[0] ? (unsigned)atoi(v) : d->minor;
 	extra_value(extra, "serial", d->serial, sizeof(d->serial));
 	extra_value(extra, "board_part_number", d->part, sizeof(d->part));
 	extra_value(extra, "architecture", d->arch, sizeof(d->arch));
@@ -163,27 +165,56 @@ static int load_device(const char *bdf, struct nvmlDevice_st *d)
 	return 0;
 }
 
-static int by_index(const void *a, const void *b)
+static int by_minor(const void *a, const void *b)
 {
 	const struct nvmlDevice_st *x = a, *y = b;
 
-	return x->index < y->index ? -1 : x->index > y->index;
+	return x->minor < y->minor ? -1 : x->minor > y->minor;
 }
 
+/* Whether the device cgroup denies this process the node at path. NVML
+ * opens /dev/nvidiactl, then each GPU's /dev/nvidiaN: EPERM is the device
+ * cgroup's answer (Slurm's ConstrainDevices, a pod's device list). A node
+ * that opens, or fails otherwise (no driver behind it: ENXIO; missing:
+ * ENOENT, which NVML running as root would re-create), is not denied. */
+static bool denied(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EPERM;
+}
+
+/* The GPUs this process may use: every entry of /proc/driver/nvidia/gpus
+ * (a real node lists them all, whatever the device cgroup says) whose
+ * /dev/nvidiaN the device cgroup allows, numbered 0..n-1 in minor order,
+ * as NVML numbers the GPUs it can open. nvidiactl denied: NVML cannot
+ * initialise (NVML_ERROR_UNKNOWN, as measured on a real node). */
 static nvmlReturn_t discover(void)
 {
 	DIR *dir = opendir("/proc/driver/nvidia/gpus");
 	struct dirent *e;
-	char text[512], extra[512];
+	char text[512], extra[512], node[64];
 
 	if (!dir)
 		return NVML_ERROR_DRIVER_NOT_LOADED;
+	if (denied("/dev/nvidiactl")) {
+		closedir(dir);
+		return NVML_ERROR_UNKNOWN;
+	}
 	ndev = 0;
-	while ((e = readdir(dir)) && ndev < MAX_GPUS)
-		if (strlen(e->d_name) >= 5 && load_device(e->d_name, &devs[ndev]) == 0)
+	while ((e = readdir(dir)) && ndev < MAX_GPUS) {
+		if (strlen(e->d_name) < 5 || load_device(e->d_name, &devs[ndev]))
+			continue;
+		snprintf(node, sizeof(node), "/dev/nvidia%u", devs[ndev].minor);
+		if (!denied(node))
 			ndev++;
+	}
 	closedir(dir);
-	qsort(devs, ndev, sizeof(devs[0]), by_index);
+	qsort(devs, ndev, sizeof(devs[0]), by_minor);
 	if (read_text("/sys/module/nvidia/version", driver_version, sizeof(driver_version)) &&
 	    read_text("/proc/driver/nvidia/version", text, sizeof(text)) == 0) {
 		/* "... Kernel Module for ARCH  570.124.06  Release Build ..." */

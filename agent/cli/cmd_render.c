@@ -105,7 +105,8 @@ int cmd_render(int argc, char **argv)
 	}
 	if (profile_load(po.profile, po.gpus, &model))
 		return NVM_EXIT_USAGE;
-	if (render_tree(&model, &ro, &rules))
+	if ((ro.device_nodes && render_dynamic_majors(&model, "/proc/devices")) ||
+	    render_tree(&model, &ro, &rules))
 		return NVM_EXIT_USAGE;
 	nvm_info("rendered %u GPUs of %s into %s (%u rules)", model.ngpus,
 		 model.profile_path, ro.root, rules.n);

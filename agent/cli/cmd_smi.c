@@ -145,13 +145,26 @@ int cmd_smi(int argc, char **argv)
 		nvm_err("smi: cannot load libnvidia-ml.so.1: %s", dlerror());
 		return NVM_EXIT_FAIL;
 	}
-	if (n.init() != NVML_SUCCESS) {
-		/* nvidia-smi's own words, and its exit status, without a driver. */
+	/* nvidia-smi's own words and exit statuses, as measured on a real
+	 * node: without a driver; with nvidiactl denied by the device cgroup;
+	 * with every GPU denied. */
+	switch (n.init()) {
+	case NVML_SUCCESS:
+		break;
+	case NVML_ERROR_DRIVER_NOT_LOADED:
 		printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
 		       "driver. Make sure that the latest NVIDIA driver is installed and running.\n\n");
 		return 9;
+	default:
+		printf("Failed to initialize NVML: Unknown Error\n");
+		return 255;
 	}
 	n.count(&count);
+	if (!count) {
+		n.shutdown();
+		printf(list ? "No devices found.\n" : "No devices were found\n");
+		return list ? 0 : 6;
+	}
 	n.driver(driver, sizeof(driver));
 	if (nwant && header)
 		for (int f = 0; f < nwant; f++)

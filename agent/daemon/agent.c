@@ -81,7 +81,7 @@ static void lock_name_for(const char *root, char *buf, size_t len)
 
 int agent_start(struct agent *a, const struct agent_opts *o)
 {
-	struct render_opts ro = { .root = o->root, .device_nodes = o->device_nodes,
+	struct render_opts ro = { .root = o->root, .device_nodes = o->device_nodes, .own_fs = true,
 				  .clip_cpus = o->clip_cpus, .host = "/" };
 	struct engine_opts eo = { .deadline_ns = (uint64_t)o->deadline_ms * 1000000,
 				  .linger_us = o->linger_us, .time_scale = o->time_scale };
@@ -113,9 +113,15 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 		nvm_err("(give another --root to run a second agent)");
 		goto usage;
 	}
-	if (render_tree(&a->model, &ro, &a->rules))
+	if ((o->device_nodes && render_dynamic_majors(&a->model, "/proc/devices")) ||
+	    render_tree(&a->model, &ro, &a->rules))
 		goto usage;
 	a->rendered = true;
+	if (o->device_nodes)
+		nvm_info("device nodes: /dev/nvidiaN, nvidiactl, nvidia-modeset (195), nvidia-uvm "
+			 "and nvidia-uvm-tools (%u), nvidia-caps/nvidia-cap1 and -cap2 (%u: the "
+			 "first dynamic majors free on this machine)", a->model.uvm_major,
+			 a->model.caps_major);
 	nvm_info("profile %s: %u GPUs (%s), driver %s; tree at %s", a->model.profile_path,
 		 a->model.ngpus, a->model.gpus[0].name, a->model.driver_version, o->root);
 	for (unsigned i = 0; i < a->rules.n; i++)

@@ -53,6 +53,11 @@ struct nvm_model {
 	struct nvm_gpu gpus[NVM_MAX_GPUS];
 	unsigned nroots;
 	struct nvm_root roots[NVM_MAX_ROOTS];
+	/* The character device majors of nvidia-uvm and nvidia-caps, which
+	 * the driver gets from the kernel's dynamic range (238 and 241 on a
+	 * real node): chosen among the ones free on this machine when device
+	 * nodes are rendered (render_dynamic_majors); 0 until then. */
+	unsigned uvm_major, caps_major;
 };
 
 /* The CPU affinity a GPU reports: its root complex's CPUs, intersected with

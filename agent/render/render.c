@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -17,31 +18,76 @@
 
 #define NVIDIA_MAJOR 195
 
-static int make_node(const char *dir, const char *name, unsigned minor)
+static int make_node(const char *dir, const char *name, unsigned major, unsigned minor,
+		     unsigned mode)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (mknod(path, S_IFCHR | 0666, makedev(NVIDIA_MAJOR, minor)))
+	if (mknod(path, S_IFCHR | mode, makedev(major, minor)))
 		return nvm_err_r(-errno, "mknod %s: %s%s", path, strerror(errno),
 				 errno == EPERM ? " (--device-nodes needs root)" : "");
-	chmod(path, 0666);
+	chmod(path, mode);
 	return 0;
 }
 
+/* Dynamic character majors are handed out from 254 down to 234 (the
+ * kernel's CHRDEV_MAJOR_DYN_END .. CHRDEV_MAJOR_DYN_EXT_START range). */
+#define DYN_MAJOR_HIGH 254
+#define DYN_MAJOR_LOW 234
+
+int render_dynamic_majors(struct nvm_model *m, const char *proc_devices)
+{
+	char text[8192], *line, *save = NULL;
+	bool used[DYN_MAJOR_HIGH + 1] = { false };
+	bool chars = false;
+	unsigned *want[] = { &m->uvm_major, &m->caps_major }, k = 0;
+
+	if (fs_read(proc_devices, text, sizeof(text)) < 0)
+		return nvm_err_r(-1, "%s: %s", proc_devices, strerror(errno));
+	/* "Character devices:" then "195 nvidia" lines, then "Block devices:". */
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned major;
+
+		if (strstr(line, "devices:"))
+			chars = !strcmp(line, "Character devices:");
+		else if (chars && sscanf(line, "%u", &major) == 1 && major <= DYN_MAJOR_HIGH)
+			used[major] = true;
+	}
+	for (unsigned major = DYN_MAJOR_HIGH; major >= DYN_MAJOR_LOW && k < 2; major--)
+		if (!used[major] && major != NVIDIA_MAJOR)
+			*want[k++] = major;
+	if (k < 2)
+		return nvm_err_r(-1, "%s: no free character device major in %u..%u for "
+				     "nvidia-uvm and nvidia-caps", proc_devices, DYN_MAJOR_LOW,
+				 DYN_MAJOR_HIGH);
+	return 0;
+}
+
+/* The nodes of a real node: /dev/nvidiaN, nvidiactl, nvidia-modeset (195),
+ * nvidia-uvm and nvidia-uvm-tools, and nvidia-caps/nvidia-cap1 (0400) and
+ * nvidia-cap2 (0444), with the modes a real node gives them. */
 int render_devices(const struct nvm_model *m, const char *tree)
 {
-	char dir[PATH_MAX], name[32];
+	char dir[PATH_MAX], caps[PATH_MAX], name[32];
 
+	if (!m->uvm_major || !m->caps_major)
+		return nvm_err_r(-1, "device nodes: no majors chosen for nvidia-uvm and nvidia-caps");
 	snprintf(dir, sizeof(dir), "%s/dev", tree);
-	if (fs_mkdirs(dir))
+	snprintf(caps, sizeof(caps), "%s/dev/nvidia-caps", tree);
+	if (fs_mkdirs(dir) || fs_mkdirs(caps))
 		return -1;
 	for (unsigned i = 0; i < m->ngpus; i++) {
 		snprintf(name, sizeof(name), "nvidia%u", m->gpus[i].minor);
-		if (make_node(dir, name, m->gpus[i].minor))
+		if (make_node(dir, name, NVIDIA_MAJOR, m->gpus[i].minor, 0666))
 			return -1;
 	}
-	if (make_node(dir, "nvidiactl", 255) || make_node(dir, "nvidia-modeset", 254))
+	if (make_node(dir, "nvidiactl", NVIDIA_MAJOR, 255, 0666) ||
+	    make_node(dir, "nvidia-modeset", NVIDIA_MAJOR, 254, 0666) ||
+	    make_node(dir, "nvidia-uvm", m->uvm_major, 0, 0666) ||
+	    make_node(dir, "nvidia-uvm-tools", m->uvm_major, 1, 0666) ||
+	    make_node(caps, "nvidia-cap1", m->caps_major, 1, 0400) ||
+	    make_node(caps, "nvidia-cap2", m->caps_major, 2, 0444))
 		return -1;
 	return 0;
 }
@@ -53,7 +99,7 @@ int render_aliases(const struct nvm_rules *rs, const char *tree)
 
 		/* A device node's alias is a node too, so that lstat and
 		 * `ls -l` of /dev/nvidiaN report a character device. */
-		if (r->kind == NVM_RULE_NODE ? make_node(tree, r->name, r->minor)
+		if (r->kind == NVM_RULE_NODE ? make_node(tree, r->name, r->major, r->minor, r->mode)
 					     : fs_symlink(r->target, tree, r->name))
 			return -1;
 	}
@@ -83,6 +129,33 @@ static int check_root(const char *root)
 	return 0;
 }
 
+/* The tree on a file system of its own, mounted at root and rendered in
+ * place: a move of the mount into place would fail where root's parent is
+ * a shared mount (most hosts), and the agent renders before it attaches
+ * anything, so no redirected reader can see the tree half made; the mark
+ * is written last. An older tree there goes first. */
+static int render_own_fs(const struct nvm_model *m, const struct render_opts *o,
+			 const struct nvm_rules *rules)
+{
+	if (is_tree(o->root) && render_remove(o->root))
+		return -1;
+	if (mkdir(o->root, 0755) && errno != EEXIST)
+		return nvm_err_r(-1, "mkdir %s: %s", o->root, strerror(errno));
+	if (mount("nvmirage", o->root, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")) {
+		nvm_err("mount a tmpfs for the tree at %s: %s", o->root, strerror(errno));
+		rmdir(o->root);
+		return -1;
+	}
+	if (render_proc(m, o->root) || render_sysfs(m, o, o->root) ||
+	    (o->device_nodes && render_devices(m, o->root)) || render_aliases(rules, o->root) ||
+	    fs_printf(o->root, NVM_TREE_MARK, "profile: %s\n", m->profile_path)) {
+		umount2(o->root, MNT_DETACH);
+		rmdir(o->root);
+		return -1;
+	}
+	return 0;
+}
+
 int render_tree(const struct nvm_model *m, const struct render_opts *o,
 		struct nvm_rules *rules)
 {
@@ -99,6 +172,8 @@ int render_tree(const struct nvm_model *m, const struct render_opts *o,
 		if (fs_mkdirs(parent))
 			return -1;
 	}
+	if (o->own_fs)
+		return render_own_fs(m, o, rules);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->root);
 	if (!mkdtemp(tmp))
 		return nvm_err_r(-1, "mkdtemp %s: %s", tmp, strerror(errno));
@@ -123,9 +198,24 @@ fail:
 	return -1;
 }
 
+/* Whether path is a mount point: on another file system than its parent. */
+static bool is_mount_point(const char *path)
+{
+	char parent[PATH_MAX];
+	struct stat a, b;
+
+	snprintf(parent, sizeof(parent), "%s/..", path);
+	return stat(path, &a) == 0 && stat(parent, &b) == 0 && a.st_dev != b.st_dev;
+}
+
 int render_remove(const char *root)
 {
 	if (!is_tree(root))
 		return 0;
+	if (is_mount_point(root)) {
+		if (umount2(root, MNT_DETACH))
+			return nvm_err_r(-1, "unmount the tree at %s: %s", root, strerror(errno));
+		return rmdir(root) ? -errno : 0;
+	}
 	return fs_remove_tree(root);
 }

@@ -19,6 +19,11 @@ struct render_opts {
 	bool device_nodes;    /* dev/nvidiaN, nvidiactl, nvidia-modeset (root only) */
 	bool clip_cpus;       /* intersect affinities with the online CPUs */
 	const char *host;     /* where the host's /sys is read from; "/" normally */
+	/* A file system of the tree's own (a tmpfs, mounted at root; root
+	 * only): the device nodes then open, as /run and other tmpfs mounts
+	 * with nodev would refuse any open of a device (EACCES) before a
+	 * device cgroup is even asked. */
+	bool own_fs;
 };
 
 /* Builds the rules, writes the tree into a temporary directory next to root
@@ -27,7 +32,8 @@ struct render_opts {
 int render_tree(const struct nvm_model *m, const struct render_opts *o,
 		struct nvm_rules *rules);
 
-/* Removes a tree made by render_tree (checks the mark first). */
+/* Removes a tree made by render_tree (checks the mark first; unmounts a
+ * tree on a file system of its own). */
 int render_remove(const char *root);
 
 /* Per-file content, exposed for the renderer's parts and for tests. */
@@ -36,6 +42,11 @@ int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		 const char *tree);
 int render_devices(const struct nvm_model *m, const char *tree);
 int render_aliases(const struct nvm_rules *rs, const char *tree);
+
+/* Chooses the dynamic majors of nvidia-uvm and nvidia-caps (m->uvm_major,
+ * m->caps_major) among the ones free in proc_devices (/proc/devices), as
+ * the kernel would hand them out. Returns 0 or -1 (reported). */
+int render_dynamic_majors(struct nvm_model *m, const char *proc_devices);
 
 /* The 256 bytes of PCI configuration space of g. */
 void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256]);

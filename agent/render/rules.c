@@ -5,17 +5,22 @@
 
 #include "lib/log.h"
 
-static void add(struct nvm_rules *rs, enum nvm_rule_kind kind, const char *from,
-		const char *name, const char *target, unsigned minor)
+#define NVIDIA_MAJOR 195
+
+static struct nvm_rule *add(struct nvm_rules *rs, enum nvm_rule_kind kind, const char *from,
+			    const char *name, const char *target, unsigned minor)
 {
 	struct nvm_rule *r = &rs->r[rs->n++];
 
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
+	r->major = NVIDIA_MAJOR;
 	r->minor = minor;
+	r->mode = 0666;
 	snprintf(r->from, sizeof(r->from), "%s", from);
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	snprintf(r->target, sizeof(r->target), "%s", target);
+	return r;
 }
 
 static void collect(const struct nvm_model *m, bool device_nodes, struct nvm_rules *rs)
@@ -43,6 +48,11 @@ static void collect(const struct nvm_model *m, bool device_nodes, struct nvm_rul
 	}
 	add(rs, NVM_RULE_NODE, "/dev/nvidiactl", "c", "dev/nvidiactl", 255);
 	add(rs, NVM_RULE_NODE, "/dev/nvidia-modeset", "s", "dev/nvidia-modeset", 254);
+	/* What a real node has besides (see render_devices). */
+	add(rs, NVM_RULE_NODE, "/dev/nvidia-uvm", "u", "dev/nvidia-uvm", 0)->major = m->uvm_major;
+	add(rs, NVM_RULE_NODE, "/dev/nvidia-uvm-tools", "t", "dev/nvidia-uvm-tools", 1)->major =
+		m->uvm_major;
+	add(rs, NVM_RULE_DIR, "/dev/nvidia-caps", "k", "dev/nvidia-caps", 0);
 }
 
 /* Bytes the alias needs beyond the root: "/" + name, and for a directory one

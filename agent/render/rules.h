@@ -22,7 +22,8 @@ struct nvm_rule {
 	char name[8];                  /* "p": the alias' name under the root */
 	char target[64];               /* "proc/driver/nvidia": inside the tree */
 	enum nvm_rule_kind kind;
-	unsigned minor;                /* NODE: device minor */
+	unsigned major, minor;         /* NODE: the device's numbers */
+	unsigned mode;                 /* NODE: its permissions */
 };
 
 struct nvm_rules {

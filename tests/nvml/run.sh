@@ -8,7 +8,9 @@ out=${1:-build}
 setup_suite n "$out"
 lib=$(pwd)/$out/libnvidia-ml.so.1
 check_nvml=$(pwd)/$out/helpers/check_nvml
-on_exit 'remove_cgroups "$T" "$O"'
+devdeny=$(pwd)/$out/helpers/devdeny
+ROOT=/run/nvn
+on_exit 'stop_agent; remove_cgroups "$T"/j* "$T" "$O"'
 
 echo "== exported symbols"
 check_eq "soname is libnvidia-ml.so.1" "libnvidia-ml.so.1" \
@@ -44,4 +46,76 @@ check_eq "smi csv,noheader" "$(tail -n +2 tests/nvml/gb300-query.csv)" "$r"
 r=$(timeout 30 "$in_cgroup" "$O" "$nvm" smi -L); rc=$?
 check_eq "smi outside exits 9, as nvidia-smi does without a driver" 9 $rc
 check_has "with nvidia-smi's message" "couldn't communicate with the NVIDIA driver" "$r"
+
+# As on a real node (../reference: what NVML shows when a device cgroup
+# denies the nodes): a job confined by the device cgroup still lists every
+# GPU in /proc, and NVML shows only those whose /dev/nvidiaN it may open,
+# numbered 0..n-1. The denials come from a cgroup v2 device program, the
+# one Slurm's ConstrainDevices attaches.
+echo "== under a device cgroup (agent with device nodes)"
+check "agent starts with --device-nodes" start_agent "$LOGS/agent.log" --profile gb300 \
+	--device-nodes --cgroup "$T" --root $ROOT
+uvm=$(sed -n 's/.*nvidia-uvm-tools (\([0-9]*\)), nvidia-caps.*(\([0-9]*\): the first.*/\1/p' "$LOGS/agent.log")
+caps=$(sed -n 's/.*nvidia-uvm-tools (\([0-9]*\)), nvidia-caps.*(\([0-9]*\): the first.*/\2/p' "$LOGS/agent.log")
+check "the log names the majors of nvidia-uvm ($uvm) and nvidia-caps ($caps)" test -n "$uvm" -a -n "$caps"
+check_eq "neither is a character major this machine uses" "" "$(awk -v u="$uvm" -v c="$caps" \
+	'/^Character/ { on = 1 } /^Block/ { on = 0 } on && ($1 == u || $1 == c)' /proc/devices)"
+r=$(timeout 20 "$in_cgroup" "$T" stat -c '%n %A %t:%T' /dev/nvidia-uvm /dev/nvidia-uvm-tools \
+	/dev/nvidia-caps/nvidia-cap1 /dev/nvidia-caps/nvidia-cap2)
+check_eq "uvm and caps nodes as on a real node (modes, numbers)" "$(printf '%s\n' \
+	"/dev/nvidia-uvm crw-rw-rw- $(printf %x "$uvm"):0" \
+	"/dev/nvidia-uvm-tools crw-rw-rw- $(printf %x "$uvm"):1" \
+	"/dev/nvidia-caps/nvidia-cap1 cr-------- $(printf %x "$caps"):1" \
+	"/dev/nvidia-caps/nvidia-cap2 cr--r--r-- $(printf %x "$caps"):2")" "$r"
+r=$(timeout 20 "$in_cgroup" "$T" head -c 1 /dev/nvidia0 2>&1)
+check_has "open /dev/nvidia0 in the target: no driver behind it (ENXIO)" "No such device or address" "$r"
+
+# job NAME DEVICE...: a cgroup below the target whose device program denies
+# DEVICE... (MAJOR:MINOR).
+job() {
+	name=$1; shift
+	mkdir -p "$T/$name"
+	check_eq "$name: device program attached (denies $*)" attached "$("$devdeny" "$T/$name" "$@" 2>&1)"
+}
+smi_in() { j=$1; shift; timeout 30 "$in_cgroup" "$T/$j" "$nvm" smi "$@" 2>&1; }
+query=--query-gpu=index,uuid
+
+job j0 195:0
+r=$(smi_in j0 -L); rc=$?
+check_eq "195:0 denied: smi -L shows the other 3, numbered 0..2" "$(tail -n +2 tests/nvml/gb300-L.txt | \
+	awk '{sub(/^GPU [0-9]+/, "GPU " NR - 1); print}')" "$r"
+check_eq "and exits 0" 0 $rc
+check_eq "/proc still lists the 4 GPUs" 4 \
+	"$(timeout 20 "$in_cgroup" "$T/j0" ls /proc/driver/nvidia/gpus | wc -l)"
+r=$(timeout 20 "$in_cgroup" "$T/j0" head -c 1 /dev/nvidia0 2>&1)
+check_has "open /dev/nvidia0: EPERM" "Operation not permitted" "$r"
+r=$(timeout 20 "$in_cgroup" "$T/j0" head -c 1 /dev/nvidia1 2>&1)
+check_has "open /dev/nvidia1: ENXIO, as before" "No such device or address" "$r"
+r=$(timeout 60 "$in_cgroup" "$T/j0" "$check_nvml" "$lib" profiles/gb300.yaml 2>&1 | tail -1)
+check_lacks "the full profile checks see a GPU missing (the checks can fail)" " 0 failed" "$r"
+
+job j1 195:0 195:1
+r=$(smi_in j1 "$query" --format=csv,noheader)
+check_eq "195:0,1 denied: query lists GPUs 2 and 3 as 0 and 1" "$(printf '%s\n' \
+	"0, GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f03" "1, GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f04")" "$r"
+
+job jall 195:0 195:1 195:2 195:3
+r=$(smi_in jall -L); rc=$?
+check_eq "every GPU denied: smi -L says no devices" "No devices found." "$r"
+check_eq "and exits 0, as nvidia-smi does" 0 $rc
+r=$(smi_in jall "$query" --format=csv,noheader); rc=$?
+check_eq "the query says no devices" "No devices were found" "$r"
+check_eq "and exits 6" 6 $rc
+
+job jctl 195:255
+r=$(smi_in jctl -L); rc=$?
+check_eq "nvidiactl denied: NVML cannot initialise" "Failed to initialize NVML: Unknown Error" "$r"
+check_eq "and smi exits 255" 255 $rc
+
+job juvm "$uvm:0" "$uvm:1"
+r=$(smi_in juvm -L)
+check_eq "nvidia-uvm denied: all 4 GPUs, as before" "$(cat tests/nvml/gb300-L.txt)" "$r"
+r=$(timeout 20 "$in_cgroup" "$T/juvm" head -c 1 /dev/nvidia-uvm 2>&1)
+check_has "open /dev/nvidia-uvm: EPERM" "Operation not permitted" "$r"
+stop_agent
 summary

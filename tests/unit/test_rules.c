@@ -21,7 +21,7 @@ static void every_alias_fits_its_path(void **state)
 
 	(void)state;
 	assert_int_equal(rules_build(&model, "/run/nvm", true, &rs), 0);
-	assert_int_equal(rs.n, 4 + 4 + 4 + 2);
+	assert_int_equal(rs.n, 4 + 4 + 4 + 2 + 3);
 	for (unsigned i = 0; i < rs.n; i++) {
 		size_t extra = rs.r[i].kind == NVM_RULE_DIR;
 
