@@ -75,11 +75,12 @@ all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
 # take the API's arguments and use none of them.)
-$(OUT)/libnvidia-ml.so.1: nvml/nvml.c nvml/nvml.h
+NVML_SRCS := $(wildcard nvml/*.c)
+$(OUT)/libnvidia-ml.so.1: $(NVML_SRCS) $(wildcard nvml/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden -Invml \
-		-Wl,-soname,libnvidia-ml.so.1 $< -o $@ -lpthread
+		-Wl,-soname,libnvidia-ml.so.1 $(NVML_SRCS) -o $@ -lpthread
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)

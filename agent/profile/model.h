@@ -10,6 +10,7 @@
 #define NVM_MAX_GPUS 64
 #define NVM_MAX_ROOTS 64
 #define NVM_MAX_MINOR 254 /* 255 is nvidiactl, 254 nvidia-modeset */
+#define NVM_MAX_NVLINKS 18 /* NVML_NVLINK_MAX_LINKS */
 
 struct nvm_gpu {
 	unsigned index;
@@ -43,6 +44,17 @@ struct nvm_root {
 	struct nvm_cpuset cpus;  /* the profile's affinity */
 };
 
+/* The profile's nvlink section: how many links each GPU has and where they
+ * go. Links to peers come first, then links to NVSwitches; the rest are
+ * down. version 0: the GPUs have no NVLink. */
+struct nvm_nvlink {
+	unsigned version;        /* NVLink generation, 1..5 */
+	unsigned links;          /* links per GPU, at most NVM_MAX_NVLINKS */
+	bool switched;           /* links not to a peer go to NVSwitches */
+	/* Links between gpus[i] and gpus[j] (positions in the model). */
+	uint8_t peer[NVM_MAX_GPUS][NVM_MAX_GPUS];
+};
+
 struct nvm_model {
 	char profile_path[4096];
 	char driver_version[32];
@@ -53,6 +65,7 @@ struct nvm_model {
 	struct nvm_gpu gpus[NVM_MAX_GPUS];
 	unsigned nroots;
 	struct nvm_root roots[NVM_MAX_ROOTS];
+	struct nvm_nvlink nvlink;
 	/* The character device majors of nvidia-uvm and nvidia-caps, which
 	 * the driver gets from the kernel's dynamic range (238 and 241 on a
 	 * real node): chosen among the ones free on this machine when device

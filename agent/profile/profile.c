@@ -3,7 +3,8 @@
  *   device_defaults: {name, brand, architecture, ..., pci: {device_id, subsystem_id}}
  *   devices: [{index, uuid, minor_number, pci: {bus_id}, <any default key>}]
  *   pcie_topology: {cores_per_numa, root_complexes: [{id, numa_node, cpu_affinity, devices}]}
- * Keys it does not use (fabric, nvlink, mig, ...) are ignored, as Mokka's own
+ *   nvlink: {version, links_per_gpu, switch_support, switches, peers}
+ * Keys it does not use (fabric, mig, ...) are ignored, as Mokka's own
  * profiles carry many of them. */
 #include "profile/profile.h"
 
@@ -150,7 +151,7 @@ static int parse_document(struct ydoc *y, unsigned gpus, struct nvm_model *m)
 		if (parse_device(y, ydoc_seq_at(y, devices, i), defaults, i, m->driver_version,
 				 &m->gpus[i]))
 			return -1;
-	if (check_unique(y, m))
+	if (check_unique(y, m) || parse_nvlink(y, ydoc_get(y, root, "nvlink"), m))
 		return -1;
 	topo = ydoc_get(y, root, "pcie_topology");
 	if (!topo) {

@@ -14,6 +14,8 @@ int parse_device(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, unsign
 /* pcie_topology; ndevices_listed: devices in the file, before any cut. */
 int parse_roots(struct ydoc *y, yaml_node_t *topo, unsigned ndevices_listed,
 		struct nvm_model *m);
+/* nvlink: {version, links_per_gpu, switch_support, switches, peers}. */
+int parse_nvlink(struct ydoc *y, yaml_node_t *nvlink, struct nvm_model *m);
 /* Without pcie_topology, Mokka puts every device under pci0000:00, NUMA 0. */
 void default_roots(struct nvm_model *m);
 

@@ -174,3 +174,16 @@ int ydoc_int(struct ydoc *y, yaml_node_t *n, const char *path, int64_t min,
 	*out = v;
 	return 0;
 }
+
+int ydoc_bool(struct ydoc *y, yaml_node_t *n, const char *path, bool *out)
+{
+	static const char *const yes[] = { "true", "True", "TRUE" }, *const no[] = { "false", "False", "FALSE" };
+
+	if (n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		for (size_t i = 0; i < 3; i++)
+			if (!strcmp(scalar(n), yes[i]) || !strcmp(scalar(n), no[i])) {
+				*out = !strcmp(scalar(n), yes[i]);
+				return 0;
+			}
+	return ydoc_fail(y, n, path, "expected true or false");
+}

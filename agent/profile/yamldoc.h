@@ -45,5 +45,7 @@ int ydoc_uint(struct ydoc *y, yaml_node_t *n, const char *path, uint64_t max,
 	      uint64_t *out);
 int ydoc_int(struct ydoc *y, yaml_node_t *n, const char *path, int64_t min,
 	     int64_t max, int64_t *out);
+/* true or false (YAML's spellings: true, True, TRUE, false, ...), unquoted. */
+int ydoc_bool(struct ydoc *y, yaml_node_t *n, const char *path, bool *out);
 
 #endif

@@ -140,6 +140,32 @@ static int mirror_host_dir(const struct nvm_model *m, const char *host,
 	return ret;
 }
 
+/* GPU i's NVLinks for NVML, in link order: "nvlink_version=5",
+ * "nvlink_links=18" (links it has), "nvlink_peers=0009:06:00.0/4 ..." (the
+ * first links, to those GPUs), "nvlink_switch=14" (the next, to NVSwitches);
+ * the rest are down. Nothing for a profile without NVLink. */
+static void nvlink_line(const struct nvm_model *m, unsigned i, char *out, size_t len)
+{
+	const struct nvm_nvlink *nv = &m->nvlink;
+	unsigned used = 0;
+	size_t at;
+
+	out[0] = '\0';
+	if (!nv->version)
+		return;
+	at = (size_t)snprintf(out, len, "nvlink_version=%u\nnvlink_links=%u\nnvlink_peers=",
+			      nv->version, nv->links);
+	for (unsigned j = 0; j < m->ngpus && at < len; j++)
+		if (nv->peer[i][j]) {
+			at += (size_t)snprintf(out + at, len - at, "%s%s/%u", used ? " " : "",
+					       m->gpus[j].bus_id, nv->peer[i][j]);
+			used += nv->peer[i][j];
+		}
+	if (at < len)
+		snprintf(out + at, len - at, "\nnvlink_switch=%u\n",
+			 nv->switched ? nv->links - used : 0);
+}
+
 /* What NVML reports and no driver file carries (memory, architecture, ...),
  * for nvmirage's libnvidia-ml. It lives under sys/module/nvidia, a redirected
  * path, so only processes that see the profile's driver files see it. */
@@ -154,14 +180,16 @@ static int render_nvml_extras(const struct nvm_model *m, const char *tree)
 		return -1;
 	for (unsigned i = 0; i < m->ngpus; i++) {
 		const struct nvm_gpu *g = &m->gpus[i];
+		char links[NVM_MAX_GPUS * 20];
 
+		nvlink_line(m, i, links, sizeof(links));
 		if (fs_printf(dir, g->bus_id,
 			      "index=%u\nname=%s\nbrand=%s\narchitecture=%s\nserial=%s\n"
 			      "board_part_number=%s\nmemory_total=%llu\nmemory_reserved=%llu\n"
-			      "cc_major=%u\ncc_minor=%u\n",
+			      "cc_major=%u\ncc_minor=%u\n%s",
 			      g->index, g->name, g->brand, g->architecture, g->serial,
 			      g->board_part_number, (unsigned long long)g->memory_total,
-			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor))
+			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor, links))
 			return -1;
 	}
 	return 0;

@@ -61,6 +61,62 @@ typedef nvmlReturn_t (*f_state)(nvmlDevice_t, nvmlEnableState_t *);
 typedef nvmlReturn_t (*f_procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 typedef nvmlReturn_t (*f_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
 typedef const char *(*f_err)(nvmlReturn_t);
+typedef nvmlReturn_t (*f_lstate)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
+typedef nvmlReturn_t (*f_lpci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
+typedef nvmlReturn_t (*f_ltype)(nvmlDevice_t, unsigned int, nvmlIntNvLinkDeviceType_t *);
+typedef nvmlReturn_t (*f_luint)(nvmlDevice_t, unsigned int, unsigned int *);
+
+/* Every NVLink of GPU i as the profile wires it: links to peers first (in
+ * the profile's GPU order), then to NVSwitches, then down; past the GPU's
+ * links INVALID_ARGUMENT; without NVLink NOT_SUPPORTED. */
+static void check_nvlinks(const struct nvm_model *m, unsigned i, nvmlDevice_t d)
+{
+	const struct nvm_nvlink *nv = &m->nvlink;
+	int peer_of[NVML_NVLINK_MAX_LINKS];
+	unsigned up = 0;
+
+	for (unsigned j = 0; j < m->ngpus; j++)
+		for (unsigned k = 0; k < nv->peer[i][j] && up < NVML_NVLINK_MAX_LINKS; k++)
+			peer_of[up++] = (int)j;
+	for (; up < nv->links && nv->switched; up++)
+		peer_of[up] = -1;
+	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+		nvmlEnableState_t st = 99;
+		nvmlIntNvLinkDeviceType_t type = 99;
+		nvmlPciInfo_t pci;
+		unsigned version = 0;
+		nvmlReturn_t r = FN(f_lstate, nvmlDeviceGetNvLinkState)(d, l, &st);
+
+		if (!nv->version) {
+			CHECK(r == NVML_ERROR_NOT_SUPPORTED, "gpu %u link %u: want NOT_SUPPORTED, got %d", i, l, r);
+			continue;
+		}
+		if (l >= nv->links) {
+			CHECK(r == NVML_ERROR_INVALID_ARGUMENT, "gpu %u link %u (of %u): want INVALID_ARGUMENT, got %d",
+			      i, l, nv->links, r);
+			continue;
+		}
+		CHECK(r == 0 && st == (l < up ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED),
+		      "gpu %u link %u: state %d, want %s", i, l, st, l < up ? "enabled" : "disabled");
+		CHECK(FN(f_luint, nvmlDeviceGetNvLinkVersion)(d, l, &version) == 0 && version == nv->version,
+		      "gpu %u link %u: version %u, want %u", i, l, version, nv->version);
+		if (l >= up)
+			continue;
+		r = FN(f_lpci, nvmlDeviceGetNvLinkRemotePciInfo_v2)(d, l, &pci);
+		CHECK(FN(f_ltype, nvmlDeviceGetNvLinkRemoteDeviceType)(d, l, &type) == 0 &&
+			      type == (peer_of[l] < 0 ? NVML_NVLINK_DEVICE_TYPE_SWITCH : NVML_NVLINK_DEVICE_TYPE_GPU),
+		      "gpu %u link %u: remote type %d", i, l, type);
+		if (peer_of[l] >= 0) {
+			const struct nvm_gpu *p = &m->gpus[peer_of[l]];
+
+			CHECK(r == 0 && pci.domain == p->domain && pci.bus == p->bus && pci.device == p->device,
+			      "gpu %u link %u: remote %s, want %s", i, l, pci.busId, p->bus_id);
+		} else {
+			CHECK(r == 0 && pci.domain == 0 && pci.bus == 0 && !pci.busId[0],
+			      "gpu %u link %u: an NVSwitch, no PCI address of this node", i, l);
+		}
+	}
+}
 
 static unsigned arch_of(const char *name)
 {
@@ -149,6 +205,7 @@ static void check_device(const struct nvm_model *m, unsigned i, nvmlDevice_t d)
 		      pcount == 0, "gpu %u no running processes", i);
 	CHECK(FN(f_clock, nvmlDeviceGetClockInfo)(d, NVML_CLOCK_SM, &u) == NVML_ERROR_NOT_SUPPORTED,
 	      "gpu %u clocks: NOT_SUPPORTED", i);
+	check_nvlinks(m, i, d);
 }
 
 int main(int argc, char **argv)

@@ -21,13 +21,33 @@ missing=$(grep -v '^#' tests/nvml/symbols.txt | sort | comm -23 - "$LOGS/exporte
 check_eq "every name in tests/nvml/symbols.txt is exported" "" "$missing"
 check_eq "only nvml* names are exported" "" "$(printf '%s\n' "$exported" | grep -v '^nvml')"
 
-for p in gb300 h100; do
+# bridged.yaml: NVLinks between GPUs (the shipped profiles' go to NVSwitches).
+for p in profiles/gb300.yaml profiles/h100.yaml tests/nvml/bridged.yaml; do
 	echo "== $p: every function against the profile, in a target cgroup"
-	r=$(timeout 60 "$nvm" -q exec --profile $p --root /run/nvn -- "$check_nvml" "$lib" profiles/$p.yaml)
+	r=$(timeout 60 "$nvm" -q exec --profile $p --root /run/nvn -- "$check_nvml" "$lib" $p)
 	echo "$r" | grep FAIL
 	n=$(echo "$r" | sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p')
 	check "$p: all $n NVML checks pass" test -n "$n" -a "${n:-0}" -gt 100
 done
+echo "== against NVIDIA's nvml.h (libnvidia-ml-dev from Debian's non-free, a private apt configuration)"
+. tests/lib/apt.sh
+cache=$(pwd)/$out/cache
+conf=$(private_apt "$cache" trixie "$(dpkg --print-architecture)" "main contrib non-free")
+if check "apt-get download libnvidia-ml-dev" fetch_debs "$conf" "$cache/debs" libnvidia-ml-dev; then
+	rm -rf "$cache/nvidia-ml-dev" "$LOGS/header"
+	mkdir -p "$LOGS/header"
+	dpkg-deb -x "$cache"/debs/libnvidia-ml-dev_*.deb "$cache/nvidia-ml-dev"
+	/usr/bin/python3 tests/nvml/against_nvidia.py nvml/nvml.h "$cache/nvidia-ml-dev/usr/include/nvml.h" \
+		"$lib" "$LOGS/header" > "$LOGS/header.out" 2>&1
+	while IFS= read -r line; do
+		case $line in
+		"ok: "*) ok "${line#ok: }" ;;
+		"FAIL: "*) not_ok "${line#FAIL: }" ;;
+		*) not_ok "against_nvidia.py: $line" ;;
+		esac
+	done < "$LOGS/header.out"
+fi
+
 echo "== outside the targets"
 r=$(timeout 30 "$in_cgroup" "$O" "$check_nvml" "$lib" --outside)
 check_eq "nvmlInit gives DRIVER_NOT_LOADED outside" "3 passed, 0 failed" "$(echo "$r" | tail -1)"

@@ -168,6 +168,25 @@ static const struct bad_case bad[] = {
 	{ "unknown device in topology", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
 	  "pcie_topology: {root_complexes: [{id: pci0000:00, devices: [\"0000:01:00.0\", \"0000:09:00.0\"]}]}\n",
 	  "devices[1]: 0000:09:00.0 is not one of the devices" },
+	{ "nvlink version 0", SYS DEF "devices:\n" DEV("0", "0000:01:00.0") "nvlink: {version: 0, links_per_gpu: 4}\n",
+	  "bad.yaml:5:19: nvlink.version: must be 1..5" },
+	{ "nvlink too many links", SYS DEF "devices:\n" DEV("0", "0000:01:00.0") "nvlink: {version: 4, links_per_gpu: 19}\n",
+	  "nvlink.links_per_gpu: 19 is out of range" },
+	{ "nvlink switch_support not a bool", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "nvlink: {version: 4, links_per_gpu: 4, switch_support: yes}\n",
+	  "nvlink.switch_support: expected true or false" },
+	{ "nvlink peer of itself", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "nvlink: {version: 4, links_per_gpu: 4, peers: [{gpus: [0, 0], links: 2}]}\n",
+	  "nvlink.peers[0].gpus: a GPU cannot be its own peer" },
+	{ "nvlink peer without links", SYS DEF "devices:\n  - {index: 0, minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}}\n"
+	  "  - {index: 1, minor_number: 1, pci: {bus_id: \"0000:02:00.0\"}}\n"
+	  "nvlink: {version: 4, links_per_gpu: 4, peers: [{gpus: [0, 1]}]}\n",
+	  "nvlink.peers[0].links: missing" },
+	{ "nvlink more peer links than links", SYS DEF "devices:\n  - {index: 0, minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}}\n"
+	  "  - {index: 1, minor_number: 1, pci: {bus_id: \"0000:02:00.0\"}}\n"
+	  "  - {index: 2, minor_number: 2, pci: {bus_id: \"0000:03:00.0\"}}\n"
+	  "nvlink: {version: 4, links_per_gpu: 4, peers: [{gpus: [0, 1], links: 3}, {gpus: [0, 2], links: 2}]}\n",
+	  "nvlink.peers: GPU 0 has 5 peer links, more than links_per_gpu (4)" },
 	{ "num_devices too large", "system: {driver_version: \"570.1\", num_devices: 3}\n" DEF "devices:\n" DEV("0", "0000:01:00.0"),
 	  "system.num_devices: 3, but only 1 devices are listed" },
 };
@@ -188,6 +207,33 @@ static void each_bad_input_names_file_line_and_key(void **state)
 			fail_msg("case \"%s\": want error containing\n  %s\ngot (%d)\n  %s", bad[i].what,
 				 bad[i].error, r, err);
 	}
+}
+
+/* Links to peers count on both GPUs; a peer the cut leaves out is dropped;
+ * a switches list means NVSwitches. */
+static void nvlink_peers_and_switches(void **state)
+{
+	static const char y[] = SYS DEF "devices:\n"
+		"  - {index: 0, minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}}\n"
+		"  - {index: 1, minor_number: 1, pci: {bus_id: \"0000:02:00.0\"}}\n"
+		"  - {index: 2, minor_number: 2, pci: {bus_id: \"0000:03:00.0\"}}\n"
+		"nvlink:\n  version: 3\n  links_per_gpu: 12\n  switches: [{id: sw0}]\n"
+		"  peers:\n    - {gpus: [0, 1], links: 4}\n    - {gpus: [1, 2], links: 2}\n";
+	static struct nvm_model m;
+
+	(void)state;
+	assert_int_equal(profile_parse("nv.yaml", y, sizeof(y) - 1, 0, &m), 0);
+	assert_int_equal(m.nvlink.version, 3);
+	assert_int_equal(m.nvlink.links, 12);
+	assert_true(m.nvlink.switched);
+	assert_int_equal(m.nvlink.peer[0][1], 4);
+	assert_int_equal(m.nvlink.peer[1][0], 4);
+	assert_int_equal(m.nvlink.peer[1][2], 2);
+	assert_int_equal(m.nvlink.peer[2][1], 2);
+	assert_int_equal(m.nvlink.peer[0][2], 0);
+	assert_int_equal(profile_parse("nv.yaml", y, sizeof(y) - 1, 2, &m), 0);
+	assert_int_equal(m.nvlink.peer[1][2], 0);
+	assert_int_equal(m.nvlink.peer[0][1], 4);
 }
 
 static void more_than_64_gpus_is_refused(void **state)
@@ -232,6 +278,7 @@ int main(void)
 		cmocka_unit_test(reads_mokka_shapes_and_ignores_unknown_keys),
 		cmocka_unit_test(num_devices_and_gpus_cut_the_list),
 		cmocka_unit_test(each_bad_input_names_file_line_and_key),
+		cmocka_unit_test(nvlink_peers_and_switches),
 		cmocka_unit_test(more_than_64_gpus_is_refused),
 		cmocka_unit_test(files_over_1_mib_are_refused),
 	};

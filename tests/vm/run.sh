@@ -14,7 +14,7 @@ want=nvm.tests
 if [ "$mode" = bench ]; then limit=${NVM_VM_TIMEOUT:-900} want=nvm.bench; fi
 . tests/lib/check.sh
 mkdir -p "$cache"
-. tests/vm/apt.sh
+. tests/lib/apt.sh
 
 # fetch_kernel META [APT_CONFIG]: the vmlinuz of the kernel package META
 # depends on (linux-image-cloud-amd64 -> linux-image-6.1.0-N-cloud-amd64),

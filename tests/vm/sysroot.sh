@@ -10,7 +10,7 @@ set -eu
 out=$1
 root=$out/sysroot
 [ -e "$root/.done" ] && exit 0
-. tests/vm/apt.sh
+. tests/lib/apt.sh
 mkdir -p "$out/cache"
 conf=$(private_apt "$out/cache" bookworm arm64)
 dev="libbpf-dev libelf-dev zlib1g-dev libyaml-dev libjson-c-dev libprotobuf-c-dev
