@@ -71,7 +71,7 @@ vpath %.proto $(sort $(dir $(PROTOS)))
 PREFIX   ?= /usr/local
 
 .PHONY: all clean test test-all unit ktest e2e vmtest vmbench arm64-guest bench demo helpers install image
-all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
+all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
 # take the API's arguments and use none of them.)
@@ -81,6 +81,11 @@ $(OUT)/libnvidia-ml.so.1: $(NVML_SRCS) $(wildcard nvml/*.h)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden -Invml \
 		-Wl,-soname,libnvidia-ml.so.1 $(NVML_SRCS) -o $@ -lpthread
+
+# The unversioned name too: Slurm 22.05's AutoDetect=nvml dlopens only
+# libnvidia-ml.so.
+$(OUT)/libnvidia-ml.so:
+	$(Q)ln -sfn libnvidia-ml.so.1 $@
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
@@ -190,6 +195,11 @@ $(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
+$(OUT)/helpers/check_faults: tests/faults/check_faults.c nvml/nvml.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Invml $< -o $@ -ldl
+
 # The kernel stage's rule-matcher table test (tests/kernel/match.c).
 $(OUT)/helpers/match: tests/kernel/match.c $(LIB_OBJS)
 	$(call msg,CC,$@)
@@ -197,6 +207,7 @@ $(OUT)/helpers/match: tests/kernel/match.c $(LIB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1 \
+	 $(OUT)/helpers/check_faults \
 	 $(OUT)/helpers/floor $(OUT)/helpers/match $(OUT)/helpers/devdeny $(OUT)/helpers/busybox
 
 unit: $(UNIT_BINS) $(ASAN_BINS) $(OUT)/nvmirage
@@ -238,10 +249,11 @@ demo:
 
 # The binary finds its profiles in $(PREFIX)/share/nvmirage/profiles, and
 # `smi` its NVML in $(PREFIX)/lib/nvmirage.
-install: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1
+install: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 755 $(OUT)/nvmirage $(DESTDIR)$(PREFIX)/bin/nvmirage
 	$(Q)install -D -m 755 $(OUT)/libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/nvmirage/libnvidia-ml.so.1
+	$(Q)ln -sfn libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/nvmirage/libnvidia-ml.so
 	$(Q)install -d $(DESTDIR)$(PREFIX)/share/nvmirage/profiles
 	$(Q)install -m 644 profiles/*.yaml $(DESTDIR)$(PREFIX)/share/nvmirage/profiles/
 

@@ -74,6 +74,7 @@ static nvmlReturn_t discover(void)
 {
 	DIR *dir = opendir("/proc/driver/nvidia/gpus");
 	struct dirent *e;
+	struct nvm_state st;
 	char node[64];
 
 	if (!dir)
@@ -87,6 +88,10 @@ static nvmlReturn_t discover(void)
 		struct nvmlDevice_st *d = &nvml_devs[nvml_ndev];
 
 		if (strlen(e->d_name) < 5 || nvml_load_device(e->d_name, d))
+			continue;
+		/* An excluded GPU is not the driver's (NVreg_ExcludedGpus). */
+		nvml_read_state(d->bus_id, &st);
+		if (st.health == GPU_EXCLUDED)
 			continue;
 		snprintf(node, sizeof(node), "/dev/nvidia%u", d->minor);
 		if (!denied(node))

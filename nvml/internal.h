@@ -51,7 +51,23 @@ void nvml_extra_value(const char *text, const char *key, char *out, size_t len);
 /* s into out of len bytes, or INSUFFICIENT_SIZE, as NVML's string getters. */
 nvmlReturn_t nvml_copy_str(char *out, unsigned len, const char *s);
 
-/* Every call below nvmlInit needs it first, and a handle from this library. */
+/* A GPU's faults, as the agent renders them in
+ * sys/module/nvidia/nvmirage/<bdf>.state, read afresh on every call so that
+ * a fault shows at once in a process that initialised long before. */
+#define STATE_XIDS 16
+struct nvm_state {
+	enum { GPU_OK, GPU_LOST, GPU_EXCLUDED } health;
+	unsigned ecc_errors;
+	bool ecc_pending;
+	unsigned nxids;
+	struct { unsigned long long seq; unsigned code; } xids[STATE_XIDS];
+};
+void nvml_read_state(const char *bus_id, struct nvm_state *st);
+/* GPU_IS_LOST for a GPU lost, fallen off the bus or excluded since. */
+nvmlReturn_t nvml_check_gpu(nvmlDevice_t d);
+
+/* Every call below nvmlInit needs it first, and a handle from this
+ * library, of a GPU that is still there. */
 #define NEED_INIT()                                                            \
 	do {                                                                   \
 		if (!nvml_refcount)                                            \
@@ -59,9 +75,13 @@ nvmlReturn_t nvml_copy_str(char *out, unsigned len, const char *s);
 	} while (0)
 #define NEED_DEV(d)                                                            \
 	do {                                                                   \
+		nvmlReturn_t gpu_;                                             \
 		NEED_INIT();                                                   \
 		if (!((d) >= nvml_devs && (d) < nvml_devs + nvml_ndev))        \
 			return NVML_ERROR_INVALID_ARGUMENT;                    \
+		gpu_ = nvml_check_gpu(d);                                      \
+		if (gpu_ != NVML_SUCCESS)                                      \
+			return gpu_;                                           \
 	} while (0)
 
 #endif

@@ -18,6 +18,7 @@ typedef enum nvmlReturn_enum {
 	NVML_ERROR_NOT_FOUND = 6,
 	NVML_ERROR_INSUFFICIENT_SIZE = 7,
 	NVML_ERROR_DRIVER_NOT_LOADED = 9,
+	NVML_ERROR_TIMEOUT = 10,
 	NVML_ERROR_GPU_IS_LOST = 15,
 	NVML_ERROR_MEMORY = 20,
 	NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
@@ -111,6 +112,33 @@ typedef enum nvmlIntNvLinkDeviceType_enum {
 	NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 0xFF,
 } nvmlIntNvLinkDeviceType_t;
 
+/* Events: a set of GPUs and event types a caller waits on. */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+
+#define nvmlEventTypeSingleBitEccError 0x0000000000000001LL
+#define nvmlEventTypeDoubleBitEccError 0x0000000000000002LL
+#define nvmlEventTypeXidCriticalError  0x0000000000000008LL
+#define nvmlEventTypeNone              0x0000000000000000LL
+
+typedef struct nvmlEventData_st {
+	nvmlDevice_t device;
+	unsigned long long eventType;
+	unsigned long long eventData; /* the Xid for nvmlEventTypeXidCriticalError */
+	unsigned int gpuInstanceId, computeInstanceId; /* 0xFFFFFFFF without MIG */
+} nvmlEventData_t;
+
+typedef enum nvmlMemoryErrorType_enum {
+	NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,
+	NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1,
+	NVML_MEMORY_ERROR_TYPE_COUNT,
+} nvmlMemoryErrorType_t;
+
+typedef enum nvmlEccCounterType_enum {
+	NVML_VOLATILE_ECC = 0,
+	NVML_AGGREGATE_ECC = 1,
+	NVML_ECC_COUNTER_TYPE_COUNT,
+} nvmlEccCounterType_t;
+
 #define NVML_DEVICE_MIG_DISABLE 0x0
 #define NVML_DEVICE_MIG_ENABLE 0x1
 
@@ -194,6 +222,20 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id);
 nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id);
 nvmlReturn_t nvmlDeviceGetAttributes(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes);
 nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes);
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending);
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+					 nvmlEccCounterType_t counterType, unsigned long long *eccCounts);
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
+				       unsigned int *isPending, unsigned int *failureOccurred);
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending);
+
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
+nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);

@@ -19,6 +19,7 @@ API const char *nvmlErrorString(nvmlReturn_t r)
 	case NVML_ERROR_NOT_FOUND: return "Not Found";
 	case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
 	case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+	case NVML_ERROR_TIMEOUT: return "Timeout";
 	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
 	case NVML_ERROR_MEMORY: return "Insufficient Memory";
 	case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument version mismatch";
@@ -79,6 +80,8 @@ API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 	NEED_INIT();
 	if (!d || i >= nvml_ndev)
 		return NVML_ERROR_INVALID_ARGUMENT;
+	if (nvml_check_gpu(&nvml_devs[i]) != NVML_SUCCESS)
+		return NVML_ERROR_GPU_IS_LOST;
 	*d = &nvml_devs[i];
 	return NVML_SUCCESS;
 }
@@ -96,6 +99,8 @@ static nvmlReturn_t find(nvmlDevice_t *d, int (*match)(const struct nvmlDevice_s
 		return NVML_ERROR_INVALID_ARGUMENT;
 	for (unsigned i = 0; i < nvml_ndev; i++)
 		if (match(&nvml_devs[i], key)) {
+			if (nvml_check_gpu(&nvml_devs[i]) != NVML_SUCCESS)
+				return NVML_ERROR_GPU_IS_LOST;
 			*d = &nvml_devs[i];
 			return NVML_SUCCESS;
 		}

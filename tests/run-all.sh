@@ -5,7 +5,7 @@ set -u
 out=${1:-build}
 log=$(mktemp)
 status=0
-for stage in "tests/run-unit.sh $out" "tests/kernel/run.sh $out" "tests/vm/run.sh $out" "tests/nvml/run.sh $out" "tests/e2e/run.sh $out" "tests/kube/run.sh $out" "tests/slinky/run.sh $out" "tests/chart/run.sh $out"; do
+for stage in "tests/run-unit.sh $out" "tests/kernel/run.sh $out" "tests/vm/run.sh $out" "tests/nvml/run.sh $out" "tests/faults/run.sh $out" "tests/e2e/run.sh $out" "tests/kube/run.sh $out" "tests/slinky/run.sh $out" "tests/chart/run.sh $out"; do
 	[ -e "${stage%% *}" ] || continue
 	echo "### $stage"
 	{ sh $stage 2>&1; echo $? > "$log.rc"; } | tee -a "$log"

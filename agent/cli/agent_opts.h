@@ -27,7 +27,8 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o);
 	"  -p, --profile P       a profile name (profiles/P.yaml) or a YAML file\n"       \
 	"  -g, --gpus N          only the first N GPUs of the profile\n"                  \
 	"  -r, --root T          where the tree goes (default " NVM_DEFAULT_ROOT ")\n"     \
-	"  -d, --device-nodes    also redirect /dev/nvidiaN, nvidiactl, nvidia-modeset\n" \
+	"  -d, --device-nodes    also redirect /dev/nvidiaN, nvidiactl, nvidia-modeset,\n" \
+	"                        nvidia-uvm, nvidia-uvm-tools and /dev/nvidia-caps\n"     \
 	"      --no-clip-cpus    keep CPU affinities this machine does not have\n"        \
 	"      --deadline-ms N   longest a syscall waits for the agent (default 50;\n"   \
 	"                        then it goes on unredirected and is counted)\n"          \

@@ -106,6 +106,7 @@ int cmd_smi(int argc, char **argv)
 	char query[256] = "", driver[80] = "";
 	struct nvml n;
 	unsigned count;
+	int status = 0;
 	void *h;
 
 	optind = 1;
@@ -172,8 +173,17 @@ int cmd_smi(int argc, char **argv)
 	for (unsigned i = 0; i < count; i++) {
 		nvmlDevice_t d;
 		char name[96] = "", uuid[96] = "";
+		nvmlReturn_t r = n.handle(i, &d);
 
-		if (n.handle(i, &d) != NVML_SUCCESS)
+		/* nvidia-smi names the GPU by its bus id here, which a lost
+		 * GPU's handle no longer gives; nvmirage names it by index. */
+		if (r == NVML_ERROR_GPU_IS_LOST) {
+			printf("Unable to determine the device handle for GPU %u: GPU is lost.  "
+			       "Reboot the system to recover this GPU\n", i);
+			status = 15; /* nvidia-smi's: the GPU has fallen off the bus */
+			continue;
+		}
+		if (r != NVML_SUCCESS)
 			continue;
 		if (list) {
 			n.name(d, name, sizeof(name));
@@ -187,5 +197,5 @@ int cmd_smi(int argc, char **argv)
 		}
 	}
 	n.shutdown();
-	return 0;
+	return status;
 }

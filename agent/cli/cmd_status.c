@@ -73,6 +73,18 @@ int cmd_status(int argc, char **argv)
 	if (json_object_object_get_ex(o, "targets", &v))
 		for (size_t i = 0; i < json_object_array_length(v); i++)
 			printf("target %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+	if (json_object_object_get_ex(o, "faults", &v))
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *f = json_object_array_get_idx(v, i), *x;
+
+#define F(k) (json_object_object_get_ex(f, k, &x) ? json_object_get_string(x) : "?")
+			printf("fault: GPU %s (%s): %s, %s uncorrectable ECC errors%s, %s Xid events %s\n",
+			       F("gpu"), F("bus_id"), F("mode"), F("ecc_errors"),
+			       json_object_object_get_ex(f, "ecc_pending", &x) &&
+					       json_object_get_boolean(x) ? " (remapping pending)" : "",
+			       F("xid_events"), F("xids"));
+#undef F
+		}
 	print_section(o, "kernel", "kernel side");
 	print_section(o, "agent", "agent side");
 	json_object_put(o);

@@ -29,6 +29,7 @@ static const struct cmd commands[] = {
 	{ "exec", cmd_exec, "run one command in a fresh target cgroup with the redirect on" },
 	{ "probe", cmd_probe, "show what this kernel allows and which strategy run would use" },
 	{ "status", cmd_status, "print the counters of a running agent" },
+	{ "fault", cmd_fault, "make a GPU of a running agent lost, fall off the bus, raise an Xid, ..." },
 	{ "smi", cmd_smi, "list the GPUs NVML reports, like nvidia-smi -L / --query-gpu" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "show this help" },

@@ -15,6 +15,7 @@
 
 #include "daemon/cgroups.h"
 #include "daemon/control.h"
+#include "daemon/faults.h"
 #include "lib/log.h"
 #include "engine/choose.h"
 #include "profile/profile.h"
@@ -134,6 +135,7 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 	eo.bind_tree = o->bind_tree;
 	eo.bind_ctx = o->bind_ctx;
 	eo.root = o->root;
+	eo.root_lock_fd = a->root_lock;
 	if (engine_start(&a->engine, &eo))
 		goto fail;
 	snprintf(a->control_path, sizeof(a->control_path), "%s.sock", o->root);
@@ -201,16 +203,12 @@ void agent_remove_targets(struct agent *a)
 	a->ntargets = 0;
 }
 
-static void answer_status(struct agent *a)
+static json_object *status_json(struct agent *a)
 {
-	int fd = accept4(a->control_fd, NULL, NULL, SOCK_CLOEXEC);
 	struct nvm_kstats k;
 	struct nvm_astats s;
 	json_object *o, *kj, *aj, *tj;
-	const char *text;
 
-	if (fd < 0)
-		return;
 	engine_stats(a->engine, &k, &s);
 	o = json_object_new_object();
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
@@ -224,6 +222,7 @@ static void answer_status(struct agent *a)
 	for (unsigned i = 0; i < a->ntargets; i++)
 		json_object_array_add(tj, json_object_new_string(a->targets[i].path));
 	json_object_object_add(o, "targets", tj);
+	json_object_object_add(o, "faults", agent_faults_json(a));
 	kj = json_object_new_object();
 #define K(f) json_object_object_add(kj, #f, json_object_new_uint64(k.f));
 	NVM_KSTATS_FIELDS(K)
@@ -234,12 +233,72 @@ static void answer_status(struct agent *a)
 	NVM_ASTATS_FIELDS(A)
 #undef A
 	json_object_object_add(o, "agent", aj);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	return o;
+}
+
+/* {"op": "fault", "gpu": ..., "mode": ..., "xid": N}: root only. */
+static json_object *fault_request(struct agent *a, json_object *req, bool root)
+{
+	json_object *o = json_object_new_object(), *v;
+	const char *gpu = NULL, *mode = NULL;
+	char why[512];
+	int64_t xid = 0;
+
+	if (json_object_object_get_ex(req, "gpu", &v))
+		gpu = json_object_get_string(v);
+	if (json_object_object_get_ex(req, "mode", &v))
+		mode = json_object_get_string(v);
+	if (json_object_object_get_ex(req, "xid", &v))
+		xid = json_object_get_int64(v);
+	if (!root)
+		snprintf(why, sizeof(why), "only root may set or clear a fault");
+	else if (!gpu || !mode)
+		snprintf(why, sizeof(why), "a fault request needs gpu and mode");
+	else if (xid < 0 || xid > 65535)
+		snprintf(why, sizeof(why), "xid %lld is out of range (1..65535)", (long long)xid);
+	else if (agent_fault(a, gpu, mode, (unsigned)xid, why, sizeof(why)) == 0) {
+		json_object_object_add(o, "ok", json_object_new_boolean(1));
+		json_object_object_add(o, "faults", agent_faults_json(a));
+		return o;
+	}
+	if (!root)
+		nvm_warn("control: a fault request from a user other than root, refused");
+	json_object_object_add(o, "error", json_object_new_string(why));
+	return o;
+}
+
+static void answer_control(struct agent *a)
+{
+	int fd = accept4(a->control_fd, NULL, NULL, SOCK_CLOEXEC);
+	json_object *req = NULL, *ans, *op = NULL;
+	const char *text;
+	char line[1024];
+	bool root;
+
+	if (fd < 0)
+		return;
+	control_read_request(fd, line, sizeof(line), &root);
+	if (line[0])
+		req = json_tokener_parse(line);
+	if (line[0] && !json_object_is_type(req, json_type_object)) {
+		ans = json_object_new_object();
+		json_object_object_add(ans, "error", json_object_new_string("the request is not a JSON object"));
+	} else if (req && json_object_object_get_ex(req, "op", &op) &&
+		   !strcmp(json_object_get_string(op), "fault")) {
+		ans = fault_request(a, req, root);
+	} else if (!req || !op || !strcmp(json_object_get_string(op), "status")) {
+		ans = status_json(a);
+	} else {
+		ans = json_object_new_object();
+		json_object_object_add(ans, "error", json_object_new_string("unknown op (status, fault)"));
+	}
+	text = json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (write(fd, text, strlen(text)) < 0 || write(fd, "\n", 1) < 0)
-		nvm_debug("status client went away");
+		nvm_debug("control client went away");
 	close(fd);
-	json_object_put(o);
+	json_object_put(ans);
+	json_object_put(req);
 }
 
 void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx)
@@ -267,7 +326,7 @@ void agent_loop(struct agent *a, bool (*done)(void *ctx), void *ctx)
 					nvm_info("%s: stopping", strsignal((int)si.ssi_signo));
 				}
 			} else if (evs[i].data.fd == a->control_fd) {
-				answer_status(a);
+				answer_control(a);
 			}
 		}
 		engine_tick(a->engine);

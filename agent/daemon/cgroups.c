@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,31 @@ int cgroup2_mount(char *buf, size_t len)
 	return 0;
 }
 
+/* A killed agent's lock stays held by its keeper until the keeper has put
+ * back what the agent left and removed its tree (seconds at most; the
+ * keeper gives up waiting on the kernel after a minute). When the pid in
+ * the lock file is gone, waits for that; true once the lock is this
+ * process's. */
+#define KEEPER_WAIT_MS 90000
+
+static bool keeper_done(int fd, const char *what)
+{
+	char holder[32] = "";
+	ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+	long pid = n > 0 ? strtol(holder, NULL, 10) : 0;
+
+	if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return false;
+	nvm_info("%s: agent %ld ended without stopping; waiting for its keeper to clean up", what,
+		 pid);
+	for (unsigned ms = 0; ms < KEEPER_WAIT_MS; ms += 20) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
 int state_lock(const char *name, const char *what)
 {
 	char path[PATH_MAX], holder[32] = "";
@@ -62,7 +89,7 @@ int state_lock(const char *name, const char *what)
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return nvm_err_r(-1, "%s: %s", path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
+	if (flock(fd, LOCK_EX | LOCK_NB) && !keeper_done(fd, what)) {
 		ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
 
 		holder[n > 0 ? n : 0] = '\0';

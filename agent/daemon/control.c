@@ -1,9 +1,11 @@
 #include "daemon/control.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -30,7 +32,7 @@ int control_listen(const char *path)
 	if (fd < 0)
 		return nvm_err_r(-1, "socket: %s", strerror(errno));
 	unlink(path); /* a stale socket: the root lock says nobody else owns it */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0666) || listen(fd, 8)) {
 		nvm_err("control socket %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
@@ -38,7 +40,35 @@ int control_listen(const char *path)
 	return fd;
 }
 
-int control_query(const char *path, char *buf, size_t len)
+/* The agent answers from its main loop: a client gets this long to send
+ * its request before it is taken for one that sends none (the status). */
+#define REQUEST_WAIT_MS 200
+
+void control_read_request(int fd, char *buf, size_t len, bool *root)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	size_t off = 0;
+
+	*root = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 && cred.uid == 0;
+	while (off + 1 < len) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, REQUEST_WAIT_MS) <= 0)
+			break;
+		n = read(fd, buf + off, len - 1 - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+		if (memchr(buf, '\n', off))
+			break;
+	}
+	buf[off] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+int control_request(const char *path, const char *request, char *buf, size_t len)
 {
 	struct sockaddr_un sa;
 	size_t off = 0;
@@ -53,6 +83,12 @@ int control_query(const char *path, char *buf, size_t len)
 			close(fd);
 		return -1;
 	}
+	if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0 ||
+	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0 || shutdown(fd, SHUT_WR)) {
+		nvm_err("%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	while (off + 1 < len) {
 		ssize_t n = read(fd, buf + off, len - 1 - off);
 
@@ -63,4 +99,9 @@ int control_query(const char *path, char *buf, size_t len)
 	buf[off] = '\0';
 	close(fd);
 	return off ? 0 : nvm_err_r(-1, "%s: empty answer", path);
+}
+
+int control_query(const char *path, char *buf, size_t len)
+{
+	return control_request(path, "{\"op\": \"status\"}", buf, len);
 }

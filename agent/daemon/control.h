@@ -1,12 +1,24 @@
-/* The agent's control socket: a unix socket next to the tree root that
- * answers each connection with the agent's status as one JSON line. */
+/* The agent's control socket: a unix socket next to the tree root. A
+ * client writes one request line, JSON ({"op": "status"}, {"op": "fault",
+ * "gpu": "0", "mode": "lost", "xid": 0}), closes its writing side and reads
+ * one JSON line back. A client that writes nothing gets the status. Anyone
+ * who can open the socket may ask the status; only root may change
+ * anything (the peer's credentials decide). */
 #ifndef NVM_CONTROL_H
 #define NVM_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+/* Listens at path, mode 0666: the status is for anyone. */
 int control_listen(const char *path);
-/* Reads the status of the agent at path into buf. Returns 0 or -1 (reported). */
+/* The request line of a connection just accepted into buf (empty if the
+ * client sent none within a moment), and whether the peer is root. */
+void control_read_request(int fd, char *buf, size_t len, bool *root);
+/* Sends request to the agent at path and reads its answer into buf.
+ * Returns 0 or -1 (reported). */
+int control_request(const char *path, const char *request, char *buf, size_t len);
+/* The status of the agent at path. */
 int control_query(const char *path, char *buf, size_t len);
 
 #endif

@@ -89,7 +89,8 @@ static int map_shared(struct engine *e)
 static int start_keeper(struct engine *e)
 {
 	struct keeper_watch w = { .book = e->book, .patches_fd = e->patches_fd,
-				  .settle_ns = e->times.settle };
+				  .settle_ns = e->times.settle, .tree = e->opts.root,
+				  .root_lock_fd = e->opts.root_lock_fd };
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, e->skel->obj) {

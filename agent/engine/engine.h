@@ -12,6 +12,9 @@
 struct engine_opts {
 	const struct nvm_rules *rules;
 	const char *root;        /* the tree root the aliases are under */
+	int root_lock_fd;        /* the agent's lock on root, or -1: a killed
+				  * agent's keeper holds it until it has
+				  * removed the tree */
 	uint64_t deadline_ns;    /* the agent must claim a request by then (before
 				  * time_scale) */
 	double time_scale;       /* every deadline and limit times this */

@@ -14,8 +14,9 @@
 #include <bpf/bpf.h>
 
 #include "engine/kpatches.h"
-#include "lib/log.h"
 #include "engine/memio.h"
+#include "lib/log.h"
+#include "render/render.h"
 
 /* Releasing a link of an fentry program waits for an RCU-tasks grace
  * period: a few dozen of them take seconds under emulation. Past this the
@@ -112,28 +113,45 @@ static void wait_programs_gone(const struct keeper_watch *w, uint64_t limit_ns)
 	}
 }
 
-/* Keeps fds a and b (and 0 to 2), closes the rest: the agent's locks,
- * sockets and BPF links must go with the agent, not stay with the keeper. */
-static void close_others(int a, int b)
+/* Nothing redirects into the tree any more: unmount it. The keeper holds
+ * the agent's lock on the root, so the tree there is still the agent's. */
+static void remove_tree(const struct keeper_watch *w)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	if (w->tree && render_remove(w->tree) == 0)
+		nvm_warn("the agent ended without stopping: removed its tree at %s", w->tree);
+}
 
-	if (lo > 3)
-		close_range(3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
-	close_range((unsigned)hi + 1, ~0U, 0);
+/* Keeps the fds in keep (and 0 to 2), closes the rest: the agent's
+ * sockets and BPF links must go with the agent, not stay with the keeper. */
+static void close_others(const int *keep, unsigned n)
+{
+	unsigned from = 3;
+
+	for (;;) {
+		unsigned next = ~0U;
+
+		for (unsigned i = 0; i < n; i++)
+			if (keep[i] >= (int)from && (unsigned)keep[i] < next)
+				next = (unsigned)keep[i];
+		if (next > from)
+			close_range(from, next == ~0U ? ~0U : next - 1, 0);
+		if (next == ~0U)
+			return;
+		from = next + 1;
+	}
 }
 
 static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_watch *w)
 {
 	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	int keep[] = { rfd, w->patches_fd, w->root_lock_fd };
 	struct memio *mem;
 	unsigned n;
 	ssize_t got;
 	char c;
 
-	close_others(rfd, w->patches_fd < 0 ? rfd : w->patches_fd);
+
+	close_others(keep, 3);
 	/* A Ctrl-C reaches the whole process group: the agent stops cleanly
 	 * and says so; the keeper waits for that word. */
 	sigaction(SIGINT, &ignore, NULL);
@@ -160,6 +178,7 @@ static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_w
 	if (n)
 		nvm_warn("the agent ended without stopping: put back the original bytes of %u "
 			 "rewritten path%s it left", n, n == 1 ? "" : "s");
+	remove_tree(w);
 	_exit(0);
 }
 

@@ -8,8 +8,8 @@
  * keeper sees the agent's end (its socket from the agent reads end of file),
  * and then writes the original bytes back wherever the replacement still
  * stands, from the agent's book (shared memory) and, for patches written in
- * the kernel, the patches map. A clean stop tells it there is nothing to
- * do. */
+ * the kernel, the patches map; then it removes the tree the agent left
+ * mounted. A clean stop tells it there is nothing to do. */
 #ifndef NVM_KEEPER_H
 #define NVM_KEEPER_H
 
@@ -34,6 +34,13 @@ struct keeper_watch {
 	uint32_t prog_ids[NVM_KEEPER_PROGS];
 	unsigned nprogs;
 	uint64_t settle_ns; /* the longest a task waits inside a program */
+	/* The tree the agent rendered on a file system of its own, removed
+	 * once the programs are gone. NULL: none. */
+	const char *tree;
+	/* The agent's lock on its root, which the keeper holds until it has
+	 * removed the tree, so that no new agent renders there meanwhile.
+	 * -1: none. */
+	int root_lock_fd;
 };
 
 /* Forks the keeper. Call while the process has one thread. */

@@ -41,6 +41,29 @@ int fs_write(const char *dir, const char *name, const void *data, size_t len,
 	return 0;
 }
 
+int fs_replace(const char *tmp, const char *dir, const char *name, const void *data,
+	       size_t len, mode_t mode)
+{
+	char path[PATH_MAX], tdir[PATH_MAX], *slash;
+
+	snprintf(tdir, sizeof(tdir), "%s", tmp);
+	slash = strrchr(tdir, '/');
+	if (!slash)
+		return nvm_err_r(-EINVAL, "%s: not a path", tmp);
+	*slash = '\0';
+	unlink(tmp);
+	if (fs_write(tdir, slash + 1, data, len, mode))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		return nvm_err_r(-e, "rename %s -> %s: %s", tmp, path, strerror(e));
+	}
+	return 0;
+}
+
 int fs_printf(const char *dir, const char *name, const char *fmt, ...)
 {
 	char buf[16384];

@@ -10,6 +10,11 @@
 int fs_write(const char *dir, const char *name, const void *data, size_t len,
 	     mode_t mode);
 /* Like fs_write for a printf-formatted text. */
+/* Replaces dir/name with data in one rename: written first to tmp (a path on
+ * the same file system, outside any directory a reader lists), so that a
+ * reader opens the old file or the new one, whole. */
+int fs_replace(const char *tmp, const char *dir, const char *name, const void *data,
+	       size_t len, mode_t mode);
 int fs_printf(const char *dir, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* mkdir -p, mode 0755. */

@@ -12,6 +12,30 @@
 #define NVM_MAX_MINOR 254 /* 255 is nvidiactl, 254 nvidia-modeset */
 #define NVM_MAX_NVLINKS 18 /* NVML_NVLINK_MAX_LINKS */
 
+/* A GPU's faults (nvmirage fault, or the profile's failure settings). */
+enum nvm_fault_mode {
+	NVM_FAULT_NONE,
+	NVM_FAULT_LOST,      /* NVML: GPU_IS_LOST */
+	NVM_FAULT_FALLEN,    /* lost, and its PCI config space reads all 0xff (Xid 79) */
+	NVM_FAULT_EXCLUDED,  /* as NVreg_ExcludedGpus: "GPU Excluded: Yes", not in NVML */
+};
+
+#define NVM_MAX_XIDS 16 /* the last Xid events of a GPU that NVML can still deliver */
+
+struct nvm_xid {
+	uint64_t seq;            /* node-wide, from 1: NVML delivers those past the last seen */
+	unsigned code;
+};
+
+struct nvm_fault {
+	enum nvm_fault_mode mode;
+	unsigned ecc_errors;     /* uncorrectable ECC errors, volatile and aggregate */
+	bool ecc_pending;        /* rows to remap (pages to retire) at the next reset */
+	unsigned xid_total;      /* Xid events so far */
+	unsigned nxids;          /* of which the last nxids are in xids */
+	struct nvm_xid xids[NVM_MAX_XIDS]; /* oldest first */
+};
+
 struct nvm_gpu {
 	unsigned index;
 	char name[96];
@@ -35,6 +59,7 @@ struct nvm_gpu {
 	unsigned link_width;
 	char link_speed[24];     /* "32.0 GT/s PCIe" */
 	int root;                /* index into nvm_model.roots */
+	struct nvm_fault fault;
 	int line, col;           /* where the device is in the profile */
 };
 
@@ -66,6 +91,7 @@ struct nvm_model {
 	unsigned nroots;
 	struct nvm_root roots[NVM_MAX_ROOTS];
 	struct nvm_nvlink nvlink;
+	uint64_t xid_seq;        /* the last Xid event's sequence number */
 	/* The character device majors of nvidia-uvm and nvidia-caps, which
 	 * the driver gets from the kernel's dynamic range (238 and 241 on a
 	 * real node): chosen among the ones free on this machine when device

@@ -4,6 +4,7 @@
  *   devices: [{index, uuid, minor_number, pci: {bus_id}, <any default key>}]
  *   pcie_topology: {cores_per_numa, root_complexes: [{id, numa_node, cpu_affinity, devices}]}
  *   nvlink: {version, links_per_gpu, switch_support, switches, peers}
+ *   devices[i].failure, device_defaults.failure: {mode, xid} (fault.c)
  * Keys it does not use (fabric, mig, ...) are ignored, as Mokka's own
  * profiles carry many of them. */
 #include "profile/profile.h"
@@ -149,7 +150,8 @@ static int parse_document(struct ydoc *y, unsigned gpus, struct nvm_model *m)
 		return -1;
 	for (unsigned i = 0; i < m->ngpus; i++)
 		if (parse_device(y, ydoc_seq_at(y, devices, i), defaults, i, m->driver_version,
-				 &m->gpus[i]))
+				 &m->gpus[i]) ||
+		    parse_failure(y, ydoc_seq_at(y, devices, i), defaults, m, i))
 			return -1;
 	if (check_unique(y, m) || parse_nvlink(y, ydoc_get(y, root, "nvlink"), m))
 		return -1;

@@ -16,6 +16,10 @@ int parse_roots(struct ydoc *y, yaml_node_t *topo, unsigned ndevices_listed,
 		struct nvm_model *m);
 /* nvlink: {version, links_per_gpu, switch_support, switches, peers}. */
 int parse_nvlink(struct ydoc *y, yaml_node_t *nvlink, struct nvm_model *m);
+/* devices[i].failure, else device_defaults.failure (Mokka's), into
+ * m->gpus[i].fault. */
+int parse_failure(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, struct nvm_model *m,
+		  unsigned i);
 /* Without pcie_topology, Mokka puts every device under pci0000:00, NUMA 0. */
 void default_roots(struct nvm_model *m);
 

@@ -2,6 +2,7 @@
  * a reader sees the old tree or the new one, never half of either. */
 #include "render/render.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -115,6 +116,20 @@ static bool is_tree(const char *root)
 	return lstat(mark, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static bool is_empty_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = d != NULL;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = false;
+	if (d)
+		closedir(d);
+	return empty;
+}
+
 static int check_root(const char *root)
 {
 	struct stat st;
@@ -123,7 +138,7 @@ static int check_root(const char *root)
 	    !strcmp(root, "/") || root[strlen(root) - 1] == '/')
 		return nvm_err_r(-1, "tree root \"%s\": want an absolute path without "
 				     "'.', '..' or a trailing '/'", root);
-	if (lstat(root, &st) == 0 && !is_tree(root))
+	if (lstat(root, &st) == 0 && !is_tree(root) && !is_empty_dir(root))
 		return nvm_err_r(-1, "%s exists and is not a tree nvmirage rendered "
 				     "(no %s in it); refusing to replace it", root, NVM_TREE_MARK);
 	return 0;
@@ -184,6 +199,8 @@ int render_tree(const struct nvm_model *m, const struct render_opts *o,
 		goto fail;
 
 	replace = is_tree(o->root);
+	if (!replace && is_empty_dir(o->root))
+		rmdir(o->root);
 	if (replace ? renameat2(AT_FDCWD, tmp, AT_FDCWD, o->root, RENAME_EXCHANGE)
 		    : renameat2(AT_FDCWD, tmp, AT_FDCWD, o->root, RENAME_NOREPLACE)) {
 		nvm_err("rename %s -> %s: %s", tmp, o->root, strerror(errno));
@@ -215,7 +232,12 @@ int render_remove(const char *root)
 	if (is_mount_point(root)) {
 		if (umount2(root, MNT_DETACH))
 			return nvm_err_r(-1, "unmount the tree at %s: %s", root, strerror(errno));
-		return rmdir(root) ? -errno : 0;
+		/* The tree is gone; an empty directory left (where rmdir fails)
+		 * is no obstacle to the next agent (check_root). */
+		if (rmdir(root))
+			nvm_warn("unmounted the tree at %s; its empty directory stays: %s", root,
+				 strerror(errno));
+		return 0;
 	}
 	return fs_remove_tree(root);
 }

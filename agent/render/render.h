@@ -48,7 +48,22 @@ int render_aliases(const struct nvm_rules *rs, const char *tree);
  * the kernel would hand them out. Returns 0 or -1 (reported). */
 int render_dynamic_majors(struct nvm_model *m, const char *proc_devices);
 
-/* The 256 bytes of PCI configuration space of g. */
+/* The 256 bytes of PCI configuration space of g (all 0xff once it has
+ * fallen off the bus). */
 void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256]);
+/* Its revision as sysfs shows it: the config space's (pciutils reads the
+ * sysfs file; a GPU that has fallen off the bus shows "rev ff"). */
+unsigned render_pci_revision(const struct nvm_gpu *g);
+/* The driver's information file of g ("GPU Excluded: Yes" when excluded). */
+size_t render_information_text(const struct nvm_gpu *g, char *buf, size_t len);
+/* What NVML reads of g's faults on every call, in
+ * sys/module/nvidia/nvmirage/<bdf>.state: "mode=lost\necc_errors=1\n
+ * ecc_pending=1\nxids=3:79 4:48\n". */
+size_t render_gpu_state_text(const struct nvm_gpu *g, char *buf, size_t len);
+
+/* Re-renders what a fault changes of gpus[i] in the tree at root: its
+ * information file, its PCI config space and its NVML state, each file
+ * replaced by one rename, so a reader sees it whole, before or after. */
+int render_gpu_refresh(const struct nvm_model *m, unsigned i, const char *root);
 
 #endif

@@ -73,27 +73,37 @@ static int write_params(const char *dir)
 
 /* The field order and separators are the driver's (see driver-files.md);
  * Slurm keys on "Model:", "Device Minor:" and "GPU UUID:". */
-static int write_information(const struct nvm_gpu *g, const char *dir)
+size_t render_information_text(const struct nvm_gpu *g, char *buf, size_t len)
 {
 	char gsp[64] = "";
+	int n;
 
 	if (g->gsp_firmware[0])
 		snprintf(gsp, sizeof(gsp), "GPU Firmware: \t %s\n", g->gsp_firmware);
-	return fs_printf(dir, "information",
-			 "Model: \t\t %s\n"
-			 "IRQ:   \t\t %u\n"
-			 "GPU UUID: \t %s\n"
-			 "Video BIOS: \t %s\n"
-			 "Bus Type: \t PCIe\n"
-			 "DMA Size: \t %u bits\n"
-			 "DMA Mask: \t 0x%llx\n"
-			 "Bus Location: \t %04x:%02x:%02x.%x\n"
-			 "Device Minor: \t %u\n"
-			 "%s"
-			 "GPU Excluded:\t No\n",
-			 g->name, g->irq, g->uuid, g->vbios_version, g->dma_bits,
-			 g->dma_bits >= 64 ? ~0ULL : (1ULL << g->dma_bits) - 1, g->domain,
-			 g->bus, g->device, g->function, g->minor, gsp);
+	n = snprintf(buf, len,
+		     "Model: \t\t %s\n"
+		     "IRQ:   \t\t %u\n"
+		     "GPU UUID: \t %s\n"
+		     "Video BIOS: \t %s\n"
+		     "Bus Type: \t PCIe\n"
+		     "DMA Size: \t %u bits\n"
+		     "DMA Mask: \t 0x%llx\n"
+		     "Bus Location: \t %04x:%02x:%02x.%x\n"
+		     "Device Minor: \t %u\n"
+		     "%s"
+		     "GPU Excluded:\t %s\n",
+		     g->name, g->irq, g->uuid, g->vbios_version, g->dma_bits,
+		     g->dma_bits >= 64 ? ~0ULL : (1ULL << g->dma_bits) - 1, g->domain,
+		     g->bus, g->device, g->function, g->minor, gsp,
+		     g->fault.mode == NVM_FAULT_EXCLUDED ? "Yes" : "No");
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+static int write_information(const struct nvm_gpu *g, const char *dir)
+{
+	char buf[2048];
+
+	return fs_write(dir, "information", buf, render_information_text(g, buf, sizeof(buf)), 0444);
 }
 
 static int write_power(const char *dir)

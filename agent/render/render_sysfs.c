@@ -11,10 +11,18 @@
 
 #include "lib/fsutil.h"
 #include "lib/log.h"
+#include "profile/fault.h"
 #include "render/render.h"
 
 void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256])
 {
+	/* A GPU that has fallen off the bus answers every config read with
+	 * all ones, as the root complex does for a device that is gone
+	 * (lspci: "rev ff", "Unknown header type 7f"). */
+	if (g->fault.mode == NVM_FAULT_FALLEN) {
+		memset(cfg, 0xff, 256);
+		return;
+	}
 	memset(cfg, 0, 256);
 	cfg[0x00] = g->vendor_id & 0xff, cfg[0x01] = g->vendor_id >> 8;
 	cfg[0x02] = g->device_id & 0xff, cfg[0x03] = g->device_id >> 8;
@@ -28,6 +36,14 @@ void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256])
 	cfg[0x2e] = g->subsystem_device & 0xff, cfg[0x2f] = g->subsystem_device >> 8;
 	cfg[0x3c] = g->irq & 0xff;              /* interrupt line */
 	cfg[0x3d] = 0x01;                       /* interrupt pin INTA */
+}
+
+unsigned render_pci_revision(const struct nvm_gpu *g)
+{
+	unsigned char cfg[256];
+
+	render_pci_config(g, cfg);
+	return cfg[0x08];
 }
 
 static int read_host_cpus(const char *host, const char *which, struct nvm_cpuset *s)
@@ -64,7 +80,7 @@ static int write_device(const struct nvm_model *m, const struct nvm_gpu *g,
 	    fs_printf(dir, "subsystem_vendor", "0x%04x\n", g->subsystem_vendor) ||
 	    fs_printf(dir, "subsystem_device", "0x%04x\n", g->subsystem_device) ||
 	    fs_printf(dir, "class", "0x%06x\n", g->class_code) ||
-	    fs_printf(dir, "revision", "0x%02x\n", g->revision) ||
+	    fs_printf(dir, "revision", "0x%02x\n", render_pci_revision(g)) ||
 	    fs_printf(dir, "numa_node", "%d\n", numa) ||
 	    fs_printf(dir, "local_cpulist", "%s\n", list) ||
 	    fs_printf(dir, "local_cpus", "%s\n", mask) ||
@@ -166,6 +182,20 @@ static void nvlink_line(const struct nvm_model *m, unsigned i, char *out, size_t
 			 nv->switched ? nv->links - used : 0);
 }
 
+size_t render_gpu_state_text(const struct nvm_gpu *g, char *buf, size_t len)
+{
+	const struct nvm_fault *f = &g->fault;
+	size_t at = (size_t)snprintf(buf, len, "mode=%s\necc_errors=%u\necc_pending=%d\nxids=",
+				     fault_mode_name(f->mode), f->ecc_errors, f->ecc_pending);
+
+	for (unsigned k = 0; k < f->nxids && at < len; k++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%llu:%u", k ? " " : "",
+				       (unsigned long long)f->xids[k].seq, f->xids[k].code);
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, "\n");
+	return at < len ? at : len - 1;
+}
+
 /* What NVML reports and no driver file carries (memory, architecture, ...),
  * for nvmirage's libnvidia-ml. It lives under sys/module/nvidia, a redirected
  * path, so only processes that see the profile's driver files see it. */
@@ -183,6 +213,8 @@ static int render_nvml_extras(const struct nvm_model *m, const char *tree)
 		char links[NVM_MAX_GPUS * 20];
 
 		nvlink_line(m, i, links, sizeof(links));
+		char state[1024], name[64];
+
 		if (fs_printf(dir, g->bus_id,
 			      "index=%u\nname=%s\nbrand=%s\narchitecture=%s\nserial=%s\n"
 			      "board_part_number=%s\nmemory_total=%llu\nmemory_reserved=%llu\n"
@@ -190,6 +222,9 @@ static int render_nvml_extras(const struct nvm_model *m, const char *tree)
 			      g->index, g->name, g->brand, g->architecture, g->serial,
 			      g->board_part_number, (unsigned long long)g->memory_total,
 			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor, links))
+			return -1;
+		snprintf(name, sizeof(name), "%s.state", g->bus_id);
+		if (fs_write(dir, name, state, render_gpu_state_text(g, state, sizeof(state)), 0444))
 			return -1;
 	}
 	return 0;

@@ -17,7 +17,10 @@ on_exit e2e_cleanup
 started=$(date +%s)
 
 . tests/e2e/readers.sh
+. tests/e2e/slurm_lib.sh
 . tests/e2e/slurm.sh
+. tests/e2e/slurm_devices.sh
+. tests/e2e/slurm_faults.sh
 
 echo "e2e stage took $(( $(date +%s) - started )) s"
 summary

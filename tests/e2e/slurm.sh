@@ -1,69 +1,12 @@
-# A one-node Slurm cluster (Debian's 22.05: munge, slurmctld, slurmd started
-# here, on loopback ports) whose slurmd runs in a target cgroup with the gb300
-# profile's device nodes. srun jobs are children of slurmstepd, not of this
-# test, and have no LD_PRELOAD. Sourced by run.sh.
-
-S=$(mktemp -d /tmp/nvme-slurm.XXXXXX)
-chmod 755 "$S"
-MUNGE_SOCK=$S/munge/munge.socket.2
-export SLURM_CONF=$S/slurm.conf
-
-slurm_stop() {
-	for pf in "$S"/slurmd.pid "$S"/slurmctld.pid "$S"/munge/munged.pid; do
-		[ -f "$pf" ] && kill "$(cat "$pf")" 2>/dev/null
-	done
-	sleep 1
-	for pf in "$S"/slurmd.pid "$S"/slurmctld.pid "$S"/munge/munged.pid; do
-		[ -f "$pf" ] && kill -9 "$(cat "$pf")" 2>/dev/null
-	done
-	rm -rf "$S"
-}
-slurm_cleanup=slurm_stop
-
-wait_for() { # SECONDS COMMAND...
-	t=$1; shift
-	for _ in $(seq 1 $((t * 5))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
-	return 1
-}
+# Slurm (slurm_lib.sh) whose slurmd runs in a target cgroup with the gb300
+# profile's device nodes and its GPUs in gres.conf. srun jobs are children
+# of slurmstepd, not of this test, and have no LD_PRELOAD. Sourced by run.sh.
 
 echo "== Slurm"
-mkdir -p "$S/munge" "$S/state" "$S/spool"
-chown munge:munge "$S/munge"; chmod 755 "$S/munge"
-runuser -u munge -- mungekey --create --keyfile="$S/munge/munge.key" >/dev/null 2>&1 ||
-	dd if=/dev/urandom of="$S/munge/munge.key" bs=1024 count=1 2>/dev/null
-chown munge:munge "$S/munge/munge.key"; chmod 600 "$S/munge/munge.key"
-runuser -u munge -- munged --socket="$MUNGE_SOCK" --key-file="$S/munge/munge.key" \
-	--pid-file="$S/munge/munged.pid" --log-file="$S/munge/munged.log" \
-	--seed-file="$S/munge/munged.seed"
-check "munged starts" wait_for 10 test -S "$MUNGE_SOCK"
-
-cat > "$S/slurm.conf" <<CONF
-ClusterName=nvmirage
-SlurmctldHost=localhost
-SlurmctldPort=16817
-SlurmdPort=16818
-SlurmUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$MUNGE_SOCK
-StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool
-SlurmctldPidFile=$S/slurmctld.pid
-SlurmdPidFile=$S/slurmd.pid
-SlurmctldLogFile=$S/slurmctld.log
-SlurmdLogFile=$S/slurmd.log
-ProctrackType=proctrack/linuxproc
+slurm_begin
+slurm_conf "ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-ReturnToService=2
-GresTypes=gpu
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:4 State=UNKNOWN
-PartitionName=all Nodes=localhost Default=YES MaxTime=INFINITE State=UP
-CONF
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:4 State=UNKNOWN"
 echo "Name=gpu File=/dev/nvidia[0-3]" > "$S/gres.conf"
 
 check "agent starts for slurmd's cgroup (with device nodes)" \
@@ -71,7 +14,6 @@ check "agent starts for slurmd's cgroup (with device nodes)" \
 /usr/sbin/slurmctld -f "$S/slurm.conf"
 check "slurmctld starts" wait_for 20 scontrol ping
 "$in_cgroup" "$T" /usr/sbin/slurmd -N localhost -f "$S/slurm.conf"
-node_gres() { sinfo -h -N -o '%G %T' 2>/dev/null; }
 registered() { node_gres | grep -q 'gpu:4 idle'; }
 check "slurmd (in the target cgroup) registers gpu:4 from /dev/nvidia[0-3]" wait_for 40 registered
 echo "   sinfo: $(node_gres)"
@@ -113,4 +55,3 @@ r=$(timeout 60 srun -N1 sh -c 'ls /proc/driver/nvidia/gpus | wc -l' 2>>"$LOGS/sr
 check_eq "jobs see the profile again" 4 "$r"
 stop_agent
 slurm_stop
-slurm_cleanup=

@@ -316,16 +316,24 @@ for _ in $(seq 1 50); do grep -q opening= "$work/blocked" && break; sleep 0.1; d
 sleep 0.3
 check_eq "the reader waits inside its open, its path rewritten" "1 0" \
 	"$(status_field "$ROOT" kernel rewritten) $(status_field "$ROOT" kernel restored)"
+# The writer waits in the FIFO's directory: the keeper unmounts the tree
+# once the agent is gone, and a working directory inside it outlives that.
+(cd "$ROOT/proc/driver/nvidia" && for _ in $(seq 1 300); do [ -e "$work/go" ] && break; sleep 0.1; done &&
+	echo hello > nvmk-fifo) &
+wpid=$!
 kill -KILL "$agent_pid"; wait "$agent_pid" 2>/dev/null; agent_pid=
 for _ in $(seq 1 100); do pgrep -x nvmirage-keep > /dev/null || break; sleep 0.1; done
 check "the keeper ends once it has looked" sh -c '! pgrep -x nvmirage-keep'
 check_has "and says it put back the bytes" "put back the original bytes of 1 rewritten path it left" "$(cat "$LOG")"
-timeout 10 sh -c 'echo hello > "$1"' _ "$fifo"
+check_has "then removed the tree the agent left mounted" "removed its tree at $ROOT" "$(cat "$LOG")"
+check "it is gone" test ! -e "$ROOT"
+touch "$work/go"
+wait $wpid
 wait $rpid
 r=$(cat "$work/blocked")
 check_has "the open went to the tree" "read=hello" "$r"
 check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$r"
-rm -rf "$ROOT" "$ROOT.sock"
+rm -f "$ROOT.sock"
 
 echo "== no real-time budget in the agent's cpu cgroup"
 # Services and containers often run in a cgroup v1 cpu group whose

@@ -45,6 +45,8 @@ in_cgroup=$(pwd)/tests/lib/in-cgroup
 # it says it is ready. Sets agent_pid.
 start_agent() {
 	log=$1; shift
+	# A new file: a killed agent's keeper still writes to the old one.
+	rm -f "$log"
 	"$nvm" run "$@" > "$log" 2>&1 &
 	agent_pid=$!
 	for _ in $(seq 1 200); do

@@ -64,6 +64,19 @@ check "a debootstrapped trixie root file system with slurmctld, slurmd and munge
 v=$(chroot "$slurm" slurmd -V 2>&1)
 check_has "its Slurm has AutoDetect=nvidia (24.11 or later)" "slurm-wlm 24.11" "$v"
 check "the nvmirage image" nvmirage_image "$IMAGE"
+# Debian's gpu/nvml plugin (contrib) of that Slurm release, for
+# AutoDetect=nvml against nvmirage's NVML.
+. tests/lib/apt.sh
+triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -dumpmachine)
+sv=$(chroot "$slurm" dpkg-query -W -f '${Version}' slurmd)
+aconf=$(private_apt "$(pwd)/$out/cache" trixie "$(dpkg --print-architecture)" "main contrib")
+# Any build of the same Slurm release loads (Slurm checks the release).
+pv=$(APT_CONFIG=$aconf apt-cache madison slurm-wlm-nvml-plugin |
+	awk -v v="${sv%%-*}" '$3 ~ "^" v "-" {print $3; exit}')
+check "apt-get download slurm-wlm-nvml-plugin=$pv (trixie contrib; slurmd is $sv)" \
+	fetch_debs "$aconf" "$(pwd)/$out/cache/debs-trixie" "slurm-wlm-nvml-plugin=$pv"
+rm -rf "$work/slurm-nvml"
+dpkg-deb -x "$(pwd)/$out/cache/debs-trixie/slurm-wlm-nvml-plugin_${pv#*:}_"*.deb "$work/slurm-nvml"
 
 # The cluster's configuration, as the slurm chart writes it for the guide's
 # values (configless: slurmd fetches it from slurmctld).
@@ -97,6 +110,16 @@ PartitionName=all Nodes=ALL Default=YES State=UP MaxTime=INFINITE
 EOF
 echo "AutoDetect=nvidia" > "$work/slurm/gres.conf"
 echo "CgroupPlugin=disabled" > "$work/slurm/cgroup.conf"
+# Node-local configurations for `slurmd -G` (what slurmd detects, printed):
+# the same node with AutoDetect=nvidia and with AutoDetect=nvml.
+for d in nvidia nvml; do
+	mkdir -p "$work/detect/$d"
+	{ grep -v '^PartitionName' "$work/slurm/slurm.conf"
+	  echo "PluginDir=/usr/lib/$triplet/slurm-wlm:/opt/slurm-nvml"
+	  echo "NodeName=slinky-worker-0 CPUs=$(nproc) Gres=gpu:nvidia_gb300_nvl:4"; } > "$work/detect/$d/slurm.conf"
+	echo "AutoDetect=$d" > "$work/detect/$d/gres.conf"
+	cp "$work/slurm/cgroup.conf" "$work/detect/$d/"
+done
 printf '127.0.0.1 localhost slurm-controller-0 slinky-worker-0\n' > "$work/hosts"
 head -c 1024 /dev/urandom > "$work/munge-etc/munge.key"
 chmod 700 "$work/munge-etc"; chmod 400 "$work/munge-etc/munge.key"
@@ -150,6 +173,8 @@ devs=
 for m in 0 1 2 3; do devs="$devs device=/dev/nvidia$m:195:$m"; done
 runc_start slinky-worker "$NODE/$PW/cri-containerd-slurmd.scope" "$slurm" $common privileged \
 	$devs device=/dev/nvidiactl:195:255 tmpfs=/var/spool/slurmd tmpfs=/var/log/slurm \
+	bind="$work/detect:/etc/detect" bind="$work/slurm-nvml/usr/lib/$triplet/slurm-wlm:/opt/slurm-nvml" \
+	bind="$(pwd)/$out/libnvidia-ml.so.1:/opt/nvml/libnvidia-ml.so.1" \
 	hostname=slinky-worker-0 -- \
 	slurmd -D -Z -v --conf-server 127.0.0.1:16817 --conf "Features=gpu Gres=gpu:nvidia_gb300_nvl:4"
 
@@ -176,6 +201,27 @@ check_has "and reads their information files (4 models)" "$(printf '\n4\n')" "$r
 check_has "with no LD_PRELOAD in its environment" "LD_PRELOAD=none" "$r"
 check_has "a static binary in the job (busybox cat) reads the driver version" "NVRM version: NVIDIA UNIX" "$r"
 check_has "a raw syscall(SYS_openat) in the job reads it" "raw=NVRM version:" "$r"
+
+echo "== AutoDetect=nvml through nvmirage's NVML, against AutoDetect=nvidia"
+detect() {
+	runc exec slinky-worker env LD_LIBRARY_PATH=/opt/nvml slurmd -G -N slinky-worker-0 \
+		-f "/etc/detect/$1/slurm.conf" > "$work/detect-$1.log" 2>&1
+	grep 'Gres Name=gpu' "$work/detect-$1.log" | sed 's/^[^:]*: //'
+}
+by_nvidia=$(detect nvidia)
+by_nvml=$(detect nvml)
+echo "$by_nvidia" | sed 's/^/   nvidia: /'
+echo "$by_nvml" | sed 's/^/   nvml:   /'
+fields() { echo "$1" | grep -o "$2=[^ ]*" | tr '\n' ' '; }
+check_has "AutoDetect=nvml: Slurm's gpu/nvml plugin found 4 GPUs" \
+	"gpu/nvml: _get_system_gpu_list_nvml: 4 GPU system device(s) detected" "$(cat "$work/detect-nvml.log")"
+check_eq "AutoDetect=nvidia found 4 GB300s" 4 "$(echo "$by_nvidia" | grep -c 'Type=nvidia_gb300_nvl ')"
+check_eq "AutoDetect=nvml: AutoDetect=nvidia's types" "$(fields "$by_nvidia" Type)" "$(fields "$by_nvml" Type)"
+check_eq "its device files" "$(fields "$by_nvidia" File)" "$(fields "$by_nvml" File)"
+check_eq "and its CPU affinity" "$(fields "$by_nvidia" Cores)" "$(fields "$by_nvml" Cores)"
+check_eq "links from the profile: every link to an NVSwitch, none between GPUs" \
+	"Links=-1,0,0,0 Links=0,-1,0,0 Links=0,0,-1,0 Links=0,0,0,-1 " "$(fields "$by_nvml" Links)"
+
 r=$(ctl sh -c "$job")
 check_has "the same commands in the controller pod (no GPU) see no GPUs" "ls: cannot access '/proc/driver/nvidia/gpus'" "$r"
 check_has "and no driver" "raw=No such file or directory" "$r"

@@ -5,6 +5,7 @@
 
 #include "lib/fsutil.h"
 #include "lib/log.h"
+#include "profile/fault.h"
 #include "profile/profile.h"
 #include "render/render.h"
 
@@ -41,7 +42,7 @@ static int make_host(void **state)
 static int drop_host(void **state)
 {
 	(void)state;
-	static const char *const names[] = { "g", "h", "k", "a", "o", "f" };
+	static const char *const names[] = { "g", "h", "k", "a", "o", "f", "x", "e" };
 	char root[128];
 
 	fs_remove_tree(host);
@@ -283,6 +284,115 @@ static void refuses_to_replace_a_foreign_directory(void **state)
 	assert_int_equal(count_entries(root, "precious"), 1);
 }
 
+/* What a fault changes of the tree, and that clear gives it back whole. */
+static void a_fault_and_its_clear(void **state)
+{
+	static struct nvm_model m;
+	char root[128], path[256], *before, *state_before, *text;
+	const char *why;
+	size_t len;
+	unsigned char *cfg;
+
+	(void)state;
+	load("gb300", &m);
+	snprintf(root, sizeof(root), "%sx", roots);
+	render_at(&m, root, 0);
+	before = dump_tree(&m, root);
+	snprintf(path, sizeof(path), "%s/sys/module/nvidia/nvmirage/0018:06:00.0.state", root);
+	state_before = slurp(path, NULL);
+	assert_string_equal(state_before, "mode=none\necc_errors=0\necc_pending=0\nxids=\n");
+
+	assert_int_equal(fault_apply(&m, 2, "fallen-off-bus", 0, &why), 0);
+	assert_int_equal(fault_apply(&m, 3, "excluded", 0, &why), 0);
+	assert_int_equal(fault_apply(&m, 2, "ecc", 0, &why), 0);
+	assert_int_equal(render_gpu_refresh(&m, 2, root), 0);
+	assert_int_equal(render_gpu_refresh(&m, 3, root), 0);
+	text = slurp(path, NULL);
+	assert_string_equal(text, "mode=fallen-off-bus\necc_errors=1\necc_pending=1\nxids=1:79 2:48\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0018:06:00.0/config", root);
+	cfg = (unsigned char *)slurp(path, &len);
+	assert_int_equal(len, 256);
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(cfg[i], 0xff);
+	free(cfg);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0018:06:00.0/revision", root);
+	text = slurp(path, NULL);
+	assert_string_equal(text, "0xff\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/0019:06:00.0/information", root);
+	text = slurp(path, NULL);
+	assert_non_null(strstr(text, "GPU Excluded:\t Yes\n"));
+	free(text);
+	/* Nothing left beside the files. */
+	assert_int_equal(count_entries(root, ".replacing"), 0);
+
+	assert_int_equal(fault_apply(&m, 2, "clear", 0, &why), 0);
+	assert_int_equal(fault_apply(&m, 3, "clear", 0, &why), 0);
+	assert_int_equal(render_gpu_refresh(&m, 2, root), 0);
+	assert_int_equal(render_gpu_refresh(&m, 3, root), 0);
+	text = dump_tree(&m, root);
+	assert_string_equal(text, before);
+	free(text);
+	snprintf(path, sizeof(path), "%s/sys/module/nvidia/nvmirage/0018:06:00.0.state", root);
+	text = slurp(path, NULL);
+	assert_string_equal(text, state_before);
+	free(text);
+	free(before);
+	free(state_before);
+}
+
+/* GPUs by index, bus id (either form) or UUID; bad modes change nothing;
+ * the last 16 Xid events are kept, all of them counted. */
+static void faults_on_the_model(void **state)
+{
+	static struct nvm_model m;
+	const char *why = NULL;
+
+	(void)state;
+	load("gb300", &m);
+	assert_int_equal(fault_find_gpu(&m, "2"), 2);
+	assert_int_equal(fault_find_gpu(&m, "0018:06:00.0"), 2);
+	assert_int_equal(fault_find_gpu(&m, "00000018:06:00.0"), 2);
+	assert_int_equal(fault_find_gpu(&m, "GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f03"), 2);
+	assert_int_equal(fault_find_gpu(&m, "gpu-3A7F5C2E-1b4d-4e8a-9c6f-0d2b8e4a1f03"), 2);
+	assert_int_equal(fault_find_gpu(&m, "7"), -1);
+	assert_int_equal(fault_find_gpu(&m, "0018:07:00.0"), -1);
+	assert_int_equal(fault_find_gpu(&m, "nonsense"), -1);
+	assert_int_equal(fault_apply(&m, 0, "melt", 0, &why), -1);
+	assert_non_null(strstr(why, "unknown mode"));
+	assert_int_equal(fault_apply(&m, 0, "xid", 0, &why), -1);
+	assert_int_equal(fault_apply(&m, 0, "lost", 31, &why), -1);
+	assert_non_null(strstr(why, "--xid goes with the xid mode only"));
+	assert_int_equal(m.gpus[0].fault.mode, NVM_FAULT_NONE);
+	for (unsigned k = 1; k <= 20; k++)
+		assert_int_equal(fault_apply(&m, 0, "xid", k, &why), 0);
+	assert_int_equal(m.gpus[0].fault.xid_total, 20);
+	assert_int_equal(m.gpus[0].fault.nxids, NVM_MAX_XIDS);
+	assert_int_equal(m.gpus[0].fault.xids[0].code, 5);
+	assert_int_equal(m.gpus[0].fault.xids[NVM_MAX_XIDS - 1].code, 20);
+	assert_int_equal(m.gpus[0].fault.xids[NVM_MAX_XIDS - 1].seq, 20);
+	assert_int_equal(fault_apply(&m, 1, "xid", 9, &why), 0);
+	assert_int_equal(m.gpus[1].fault.xids[0].seq, 21); /* node-wide */
+	assert_int_equal(fault_apply(&m, 0, "clear", 0, &why), 0);
+	assert_int_equal(m.gpus[0].fault.xid_total, 0);
+}
+
+/* An empty directory where the tree goes is no obstacle (a tree whose
+ * directory could not be removed leaves one). */
+static void an_empty_directory_is_taken(void **state)
+{
+	static struct nvm_model m;
+	char root[128];
+
+	(void)state;
+	load("t4", &m);
+	snprintf(root, sizeof(root), "%se", roots);
+	fs_mkdirs(root);
+	render_at(&m, root, 0);
+	assert_int_equal(count_entries(root, NVM_TREE_MARK), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +402,9 @@ int main(void)
 		cmocka_unit_test(rerender_is_identical_and_atomic),
 		cmocka_unit_test(failed_render_keeps_the_old_tree),
 		cmocka_unit_test(refuses_to_replace_a_foreign_directory),
+		cmocka_unit_test(a_fault_and_its_clear),
+		cmocka_unit_test(faults_on_the_model),
+		cmocka_unit_test(an_empty_directory_is_taken),
 	};
 
 	return cmocka_run_group_tests_name("render", tests, make_host, drop_host);

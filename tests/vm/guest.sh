@@ -35,6 +35,8 @@ stat_of() {
 # start_agent ARGS...: `nvmirage run` on the target with the guest's time
 # scale and ARGS, in the background (agent=its pid); true once it is ready.
 start_agent() {
+	# A new file: a killed agent's keeper still writes to the old one.
+	rm -f /tmp/agent.log
 	/nvmirage $verbose run --profile /gb300.yaml --cgroup "$T" --root /run/nvm \
 		--time-scale "$time_scale" "$@" > /tmp/agent.log 2>&1 &
 	agent=$!
@@ -183,14 +185,24 @@ in_cgroup "$T" /reader blocked /proc/driver/nvidia/nvm-fifo > /tmp/blocked 2>&1 
 rb=$!
 for _ in $(seq 1 "$(scaled 50)"); do [ "$(stat_of ik_rewritten)" = 1 ] && break; sleep 0.1; done
 check_eq "agent SIGKILLed while an open holds a path rewritten in the kernel" "1" "$(stat_of ik_rewritten)"
+# The writer waits in the FIFO's directory: the keeper unmounts the tree
+# once the agent is gone, and a working directory inside it outlives that.
+(cd /run/nvm/proc/driver/nvidia && for _ in $(seq 1 "$(scaled 100)"); do [ -e /tmp/go ] && break; sleep 0.1; done &&
+	echo hello > nvm-fifo) & wb=$!
 kill -KILL $agent
 wait $agent 2>/dev/null
-for _ in $(seq 1 "$(scaled 50)"); do grep -q 'put back the original' /tmp/agent.log && break; sleep 0.2; done
+for _ in $(seq 1 "$(scaled 50)"); do grep -q 'removed its tree' /tmp/agent.log && break; sleep 0.2; done
 check_has "its keeper puts the bytes back" "put back the original bytes of 1 rewritten path it left" "$(cat /tmp/agent.log)"
-timeout "$(scaled 10)" sh -c 'echo hello > /run/nvm/proc/driver/nvidia/nvm-fifo'
+check_has "then removes the tree the agent left mounted" "removed its tree at /run/nvm" "$(cat /tmp/agent.log)"
+grep -q 'removed its tree' /tmp/agent.log ||
+	grep -E 'keep|tree|put back|unmount|warn|error' /tmp/agent.log | tail -n 8 | sed 's/^/note: agent: /' 
+touch /tmp/go
+wait $wb
+( sleep "$(scaled 10)"; kill -KILL $rb 2>/dev/null ) & watchdog=$!
 wait $rb
+kill $watchdog 2>/dev/null
 check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$(cat /tmp/blocked)"
-rm -rf /run/nvm /run/nvm.sock
+rm -rf /run/nvm.sock
 
 suite "forced tp_btf" in-kernel tp_btf --entry tp_btf
 suite "forced assisted" assisted $fentry --strategy assisted
