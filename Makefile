@@ -84,7 +84,7 @@ $(OUT)/libnvidia-ml.so.1: $(NVML_SRCS) $(wildcard nvml/*.h)
 
 # The unversioned name too: Slurm 22.05's AutoDetect=nvml dlopens only
 # libnvidia-ml.so.
-$(OUT)/libnvidia-ml.so:
+$(OUT)/libnvidia-ml.so: | $(OUT)/libnvidia-ml.so.1
 	$(Q)ln -sfn libnvidia-ml.so.1 $@
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
@@ -206,7 +206,8 @@ $(OUT)/helpers/match: tests/kernel/match.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml $(OUT)/libnvidia-ml.so.1 \
+helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml \
+	 $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so \
 	 $(OUT)/helpers/check_faults \
 	 $(OUT)/helpers/floor $(OUT)/helpers/match $(OUT)/helpers/devdeny $(OUT)/helpers/busybox
 

@@ -80,6 +80,7 @@ check_has "the waiter gets Xid 79 from GPU 2" "xid 00000018:06:00.0 79 type 8" "
 r=$(in_t lspci -s $B2)
 check_has "lspci: rev ff" "(rev ff)" "$r"
 check_has "lspci -v: unknown header type 7f" "Unknown header type 7f" "$(in_t lspci -v -s $B2)"
+check_has "lspci -vmm: Rev ff" "Rev:	ff" "$(in_t lspci -vmm -s $B2)"
 check_eq "its config space reads all 0xff" "ff" "$(in_t od -An -tx1 -v /sys/bus/pci/devices/$B2/config | tr -s ' \n' '\n\n' | sort -u | grep .)"
 check_eq "lspci outside: no such device" "" "$(timeout 30 "$in_cgroup" "$O" lspci -s $B2 2>/dev/null)"
 check_lacks "and no rev ff anywhere outside" "rev ff" "$(timeout 30 "$in_cgroup" "$O" lspci 2>&1)"

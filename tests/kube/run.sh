@@ -18,7 +18,6 @@ out=${1:-build}
 setup_suite kube "$out"
 containers_init "$out"
 PY=/usr/bin/python3
-IMAGE=localhost/nvmirage:$(sed -n 's/^#define NVM_VERSION "\(.*\)"/\1/p' agent/lib/version.h)
 AGENT=nvmkube-agent
 ROOT=/dev/nvm          # the chart's treeRoot
 LOG=$LOGS/agent.log

@@ -10,8 +10,11 @@
 #     systemd slice names under the cgroupfs manager; runc takes any path).
 # Bases and images are cached under BUILD/containers and reused.
 
-# containers_init BUILD: the settings, under BUILD/containers (CDIR).
+# containers_init BUILD: the settings, under BUILD/containers (CDIR), and
+# the image name (IMAGE).
 containers_init() {
+	# The image `make image` builds, by the version in the source.
+	IMAGE=localhost/nvmirage:$(sed -n 's/^#define NVM_VERSION "\(.*\)"/\1/p' agent/lib/version.h)
 	CDIR=$(cd "$1" && pwd)/containers
 	mkdir -p "$CDIR/bundles"
 	cat > "$CDIR/containers.conf" <<-EOF

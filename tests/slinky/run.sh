@@ -31,7 +31,6 @@ out=${1:-build}
 setup_suite slinky "$out"
 containers_init "$out"
 PY=/usr/bin/python3
-IMAGE=localhost/nvmirage:$(sed -n 's/^#define NVM_VERSION "\(.*\)"/\1/p' agent/lib/version.h)
 AGENT=nvmslinky-agent
 ROOT=/dev/nvm
 LOG=$LOGS/agent.log
