@@ -71,6 +71,9 @@ volatile __u8 cpu_spinning[NVM_MAX_SLOTS];
 /* Fork repairs waiting for another CPU to free (see make_room): while
  * non-zero, waits that can give way do. */
 volatile __u32 fork_room;
+/* Fork repairs posted or about to be, not answered yet (see fix_fork_child):
+ * while non-zero, the last free CPU stays free for the agent. */
+volatile __u32 fork_waits;
 /* The CPUs the agent has a doorbell on, ascending (set before attach). */
 __u16 bell_cpus[NVM_MAX_SLOTS];
 __u32 nr_bells;

@@ -4,18 +4,24 @@
  * that wake the agent's threads on another CPU.
  *
  * Part of redirect.bpf.c, which defines, before including it, spinners, cpu_spinning,
- * nr_cpus_online, agent_poll_until, bell_cpus, nr_bells and the bells map. */
+ * nr_cpus_online, agent_poll_until, fork_waits, bell_cpus, nr_bells and the bells map. */
 #ifndef NVM_DOORBELL_BPF_H
 #define NVM_DOORBELL_BPF_H
 
 /* A spinning task holds its CPU with preemption off. If every CPU spun, no
  * agent thread could run to end the waits: so the last CPU may only spin
- * while an agent thread is polling (it then has a CPU of its own). */
+ * while an agent thread is polling (it then has a CPU of its own), and not
+ * at all while a fork repair waits. A poller can stop running within its
+ * horizon (an answer that sleeps in a process's memory, throttling); a
+ * task that takes the last CPU then holds it to its deadline, and so does
+ * the forking parent on its own: the agent, with no CPU, answers neither,
+ * and the child runs with the replacement in its copy. */
 static __always_inline bool may_spin(__u32 cpu)
 {
 	__u32 before = __sync_fetch_and_add(&spinners, 1);
 
-	if (before + 1 < nr_cpus_online || bpf_ktime_get_ns() < agent_poll_until) {
+	if (before + 1 < nr_cpus_online ||
+	    (!fork_waits && bpf_ktime_get_ns() < agent_poll_until)) {
 		cpu_spinning[cpu & (NVM_MAX_SLOTS - 1)] = 1;
 		return true;
 	}

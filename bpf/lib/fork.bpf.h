@@ -2,7 +2,7 @@
  * place gets its copy repaired by the agent before it first runs.
  *
  * Part of redirect.bpf.c, which defines, before including it, spinners, fork_room,
- * nr_cpus_online, agent_poll_until and kstats (count); and includes
+ * fork_waits, nr_cpus_online and kstats (count); and includes
  * slot.bpf.h first. */
 #ifndef NVM_FORK_BPF_H
 #define NVM_FORK_BPF_H
@@ -21,8 +21,9 @@ static long room_step(__u64 i, void *data)
 {
 	struct room_ctx *r = data;
 
-	/* spinners counts this task too */
-	if (spinners < nr_cpus_online || bpf_ktime_get_ns() < agent_poll_until) {
+	/* spinners counts this task too; a polling agent thread is not
+	 * counted on (see may_spin) */
+	if (spinners < nr_cpus_online) {
 		r->room = true;
 		return 1;
 	}
@@ -45,8 +46,7 @@ static __always_inline void make_room(__u32 cpu)
 	 * thread that was asleep needs a moment to run. */
 	struct room_ctx r = { .until = bpf_ktime_get_ns() + soft_deadline_ns };
 
-	if (nr_cpus_online < 2 || spinners + 1 < nr_cpus_online ||
-	    bpf_ktime_get_ns() < agent_poll_until)
+	if (nr_cpus_online < 2 || spinners + 1 < nr_cpus_online)
 		return; /* there is room, or none to make */
 	__sync_fetch_and_add(&spinners, 1);
 	cpu_spinning[cpu & (NVM_MAX_SLOTS - 1)] = 1;
@@ -63,9 +63,14 @@ static __noinline void fix_fork_child(__u64 parent_mm, struct task_struct *child
 	struct nvm_ask rq = { .kind = NVM_REQ_FORKFIX, .mm = (__u64)child->mm,
 			      .ref = parent_mm, .tid = (__u32)child->pid,
 			      .tgid = (__u32)child->tgid };
+	int res;
 
+	/* From now until the answer, no task takes the last free CPU. */
+	__sync_fetch_and_add(&fork_waits, 1);
 	make_room(bpf_get_smp_processor_id());
-	if (ask_agent(&rq, 0) == NVM_RES_OK)
+	res = ask_agent(&rq, 0);
+	__sync_fetch_and_add(&fork_waits, -1);
+	if (res == NVM_RES_OK)
 		count(fork_fixups);
 	else
 		count(fork_missed);
