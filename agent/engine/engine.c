@@ -252,6 +252,7 @@ int engine_notes_fd(struct engine *e)
 void engine_tick(struct engine *e)
 {
 	ring_buffer__consume(e->notes);
+	service_watch(e);
 	service_janitor(e, false);
 }
 

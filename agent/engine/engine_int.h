@@ -43,6 +43,8 @@ struct service_thread {
 	int rt;                          /* enum rt_outcome, set by the thread */
 	_Atomic uint64_t io_mm;          /* the address space it is inside, or 0 */
 	_Atomic uint64_t io_since;       /* since when (ns) */
+	_Atomic int tid;                 /* its thread id, for its kernel stack */
+	uint64_t watched;                /* io_since of the stay service_watch told */
 	char rt_why[256];
 };
 
@@ -125,6 +127,7 @@ void service_stop(struct engine *e);
 /* Restores patches the kernel side gave up waiting for (all of them, when
  * the programs are detached). Caller: the main thread. */
 void service_janitor(struct engine *e, bool all);
+void service_watch(struct engine *e);
 /* What a request of kind (enum nvm_req_kind; 0: a wait to share another
  * thread's patch) is, for the log. */
 const char *service_kind_name(uint32_t kind);

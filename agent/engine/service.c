@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "engine/engine_int.h"
+#include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/realtime.h"
 #include "redirect.skel.h"
@@ -145,6 +146,33 @@ static int answer(struct engine *e, struct service_thread *t, const struct nvm_s
 		ASTAT_ADD(e, errors, 1);
 	astat_max(&e->astats.answer_us_max, (t2 - t0) / 1000);
 	return res;
+}
+
+/* Says, once per stay, where in the kernel a thread has been inside a
+ * process's memory for longer than an answer may take: its kernel stack,
+ * read while it is still there (the slow-answer line that follows once it
+ * is out says only how long it took). Called from the agent's main loop. */
+void service_watch(struct engine *e)
+{
+	uint64_t now = now_ns();
+
+	for (unsigned i = 0; i < e->nthreads; i++) {
+		struct service_thread *t = &e->threads[i];
+		uint64_t since = atomic_load(&t->io_since);
+		char path[64], stack[2048];
+
+		if (!atomic_load(&t->io_mm) || now < since + e->times.answer || t->watched == since)
+			continue;
+		t->watched = since;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stack", atomic_load(&t->tid));
+		if (fs_read(path, stack, sizeof(stack)) <= 0)
+			continue;
+		for (char *c = stack; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		nvm_warn("slow answer under way: thread %u inside pid memory for %llu us; its kernel "
+			 "stack: %s", i, (unsigned long long)(now - since) / 1000, stack);
+	}
 }
 
 /* Hands the result to the kernel side: DONE for a task that waits (which
@@ -289,6 +317,7 @@ static void *service_main(void *arg)
 	struct engine *e = t->e;
 	struct epoll_event ev;
 
+	atomic_store(&t->tid, (int)gettid());
 	/* The policy is set here, by the thread, because what makes it
 	 * possible (its cpu cgroup) is per thread. */
 	t->rt = realtime_self(RT_PRIORITY, t->rt_why, sizeof(t->rt_why));
