@@ -9,7 +9,6 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <bpf/bpf.h>
@@ -118,15 +117,10 @@ static void wait_programs_gone(const struct keeper_watch *w, uint64_t limit_ns)
  * the agent's lock on the root, so the tree there is still the agent's. */
 static void remove_tree(const struct keeper_watch *w)
 {
-	char mark[4200];
-	struct stat st;
-
 	if (!w->tree)
 		return;
-	snprintf(mark, sizeof(mark), "%s/%s", w->tree, NVM_TREE_MARK);
-	if (lstat(mark, &st))
-		nvm_warn("the agent ended without stopping: its tree at %s is gone already (%s)",
-			 w->tree, strerror(errno));
+	if (!render_is_tree(w->tree))
+		nvm_warn("the agent ended without stopping: its tree at %s is gone already", w->tree);
 	else if (render_remove(w->tree) == 0)
 		nvm_warn("the agent ended without stopping: removed its tree at %s", w->tree);
 }

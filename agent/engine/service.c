@@ -54,6 +54,20 @@ static void resume_polling(struct engine *e, struct service_thread *t, bool was_
 		atomic_compare_exchange_strong(&e->poller, &none, t->idx + 1);
 }
 
+/* How long thread t has been inside the memory of the address space it
+ * names in io_mm (0 when none). The clock is read after since, which the
+ * thread may have set a moment ago. */
+static int64_t inside_ns(struct service_thread *t, uint64_t *mm)
+{
+	uint64_t since;
+
+	*mm = atomic_load(&t->io_mm);
+	if (!*mm)
+		return 0;
+	since = atomic_load(&t->io_since);
+	return (int64_t)(now_ns() - since);
+}
+
 /* Whether another thread has been inside address space mm for longer than
  * an answer takes (e->times.stuck): it sleeps on that process's memory lock,
  * and so would this one. Refusing at once keeps this thread for other
@@ -61,15 +75,10 @@ static void resume_polling(struct engine *e, struct service_thread *t, bool was_
 static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 {
 	for (unsigned i = 0; i < e->nthreads; i++) {
-		struct service_thread *o = &e->threads[i];
-		uint64_t since;
+		uint64_t in_mm;
+		int64_t in = inside_ns(&e->threads[i], &in_mm);
 
-		if (o == self || atomic_load(&o->io_mm) != mm)
-			continue;
-		/* The clock is read after since, which another thread may
-		 * have set a moment ago. */
-		since = atomic_load(&o->io_since);
-		if ((int64_t)(now_ns() - since) > (int64_t)e->times.stuck)
+		if (&e->threads[i] != self && in_mm == mm && in > (int64_t)e->times.stuck)
 			return true;
 	}
 	return false;
@@ -154,14 +163,13 @@ static int answer(struct engine *e, struct service_thread *t, const struct nvm_s
  * is out says only how long it took). Called from the agent's main loop. */
 void service_watch(struct engine *e)
 {
-	uint64_t now = now_ns();
-
 	for (unsigned i = 0; i < e->nthreads; i++) {
 		struct service_thread *t = &e->threads[i];
-		uint64_t since = atomic_load(&t->io_since);
+		uint64_t mm, since = atomic_load(&t->io_since);
+		int64_t in = inside_ns(t, &mm);
 		char path[64], stack[2048];
 
-		if (!atomic_load(&t->io_mm) || now < since + e->times.answer || t->watched == since)
+		if (!mm || in <= (int64_t)e->times.answer || t->watched == since)
 			continue;
 		t->watched = since;
 		snprintf(path, sizeof(path), "/proc/self/task/%d/stack", atomic_load(&t->tid));
@@ -170,8 +178,8 @@ void service_watch(struct engine *e)
 		for (char *c = stack; *c; c++)
 			if (*c == '\n')
 				*c = ' ';
-		nvm_warn("slow answer under way: thread %u inside pid memory for %llu us; its kernel "
-			 "stack: %s", i, (unsigned long long)(now - since) / 1000, stack);
+		nvm_warn("slow answer under way: thread %u inside a process's memory for %llu us; its kernel "
+			 "stack: %s", i, (unsigned long long)in / 1000, stack);
 	}
 }
 

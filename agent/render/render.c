@@ -107,7 +107,7 @@ int render_aliases(const struct nvm_rules *rs, const char *tree)
 	return 0;
 }
 
-static bool is_tree(const char *root)
+bool render_is_tree(const char *root)
 {
 	char mark[PATH_MAX];
 	struct stat st;
@@ -138,7 +138,7 @@ static int check_root(const char *root)
 	    !strcmp(root, "/") || root[strlen(root) - 1] == '/')
 		return nvm_err_r(-1, "tree root \"%s\": want an absolute path without "
 				     "'.', '..' or a trailing '/'", root);
-	if (lstat(root, &st) == 0 && !is_tree(root) && !is_empty_dir(root))
+	if (lstat(root, &st) == 0 && !render_is_tree(root) && !is_empty_dir(root))
 		return nvm_err_r(-1, "%s exists and is not a tree nvmirage rendered "
 				     "(no %s in it); refusing to replace it", root, NVM_TREE_MARK);
 	return 0;
@@ -152,7 +152,7 @@ static int check_root(const char *root)
 static int render_own_fs(const struct nvm_model *m, const struct render_opts *o,
 			 const struct nvm_rules *rules)
 {
-	if (is_tree(o->root) && render_remove(o->root))
+	if (render_is_tree(o->root) && render_remove(o->root))
 		return -1;
 	if (mkdir(o->root, 0755) && errno != EEXIST)
 		return nvm_err_r(-1, "mkdir %s: %s", o->root, strerror(errno));
@@ -198,7 +198,7 @@ int render_tree(const struct nvm_model *m, const struct render_opts *o,
 	    fs_printf(tmp, NVM_TREE_MARK, "profile: %s\n", m->profile_path))
 		goto fail;
 
-	replace = is_tree(o->root);
+	replace = render_is_tree(o->root);
 	if (!replace && is_empty_dir(o->root))
 		rmdir(o->root);
 	if (replace ? renameat2(AT_FDCWD, tmp, AT_FDCWD, o->root, RENAME_EXCHANGE)
@@ -227,7 +227,7 @@ static bool is_mount_point(const char *path)
 
 int render_remove(const char *root)
 {
-	if (!is_tree(root))
+	if (!render_is_tree(root))
 		return 0;
 	if (is_mount_point(root)) {
 		if (umount2(root, MNT_DETACH))

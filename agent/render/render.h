@@ -35,6 +35,8 @@ int render_tree(const struct nvm_model *m, const struct render_opts *o,
 /* Removes a tree made by render_tree (checks the mark first; unmounts a
  * tree on a file system of its own). */
 int render_remove(const char *root);
+/* Whether root holds a tree nvmirage rendered (its mark file is there). */
+bool render_is_tree(const char *root);
 
 /* Per-file content, exposed for the renderer's parts and for tests. */
 int render_proc(const struct nvm_model *m, const char *tree);

@@ -56,6 +56,19 @@ static int init(void)
 	return r != NVML_SUCCESS;
 }
 
+/* nvmlInit, then the GPU at bus id bus; says what failed. */
+static int init_and_find(const char *bus, nvmlDevice_t *d)
+{
+	nvmlReturn_t r;
+
+	if (init())
+		return 1;
+	r = FN(f_lookup, nvmlDeviceGetHandleByPciBusId_v2)(bus, d);
+	if (r != NVML_SUCCESS)
+		printf("handle: %s\n", err(r));
+	return r != NVML_SUCCESS;
+}
+
 static int events(unsigned ms, unsigned n)
 {
 	static nvmlDevice_t handles_[64];
@@ -111,13 +124,9 @@ static int ecc(const char *bus)
 	unsigned c = 9, u = 9, p = 9, f = 9;
 	nvmlEnableState_t pend = 9, cur = 9, pen = 9;
 	nvmlDevice_t d;
-	nvmlReturn_t r;
 
-	if (init())
+	if (init_and_find(bus, &d))
 		return 1;
-	r = FN(f_lookup, nvmlDeviceGetHandleByPciBusId_v2)(bus, &d);
-	if (r != NVML_SUCCESS)
-		return printf("handle: %s\n", err(r)), 1;
 	typedef nvmlReturn_t (*f_total)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
 					 unsigned long long *);
 	FN(f_total, nvmlDeviceGetTotalEccErrors)(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &vol);
@@ -161,11 +170,8 @@ static int hold(const char *bus, const char *file)
 	nvmlDevice_t d;
 	nvmlReturn_t r;
 
-	if (init())
+	if (init_and_find(bus, &d))
 		return 1;
-	r = FN(f_lookup, nvmlDeviceGetHandleByPciBusId_v2)(bus, &d);
-	if (r != NVML_SUCCESS)
-		return printf("handle: %s\n", err(r)), 1;
 	printf("ready\n");
 	fflush(stdout);
 	for (int i = 0; i < 3000 && access(file, F_OK); i++)
