@@ -202,6 +202,8 @@ static int handle_restore(struct engine *e, const struct nvm_slot *s, int fd)
 	return answer_restore_rec(e, &rec, fd);
 }
 
+#define FORKFIX_BATCH 32
+
 struct fork_repair {
 	struct engine *e;
 	__u64 parent_mm;
@@ -228,32 +230,35 @@ static void repair_child_kpatch(const struct nvm_patch_key *key, const struct nv
 
 /* A fork child copied its parent's memory while patches were (or had just
  * been) in place: wherever the child still holds a replacement, put the
- * original back. The parent's records are copied first, so the child's
- * memory is read with the book unlocked. The kernel side's own records
- * (in-kernel rewrite) are in the patches map. */
+ * original back. The parent's records are copied a batch at a time, so
+ * the child's memory is written with the book unlocked, and into a fixed
+ * array: the parent waits for this answer, and a thread that allocates
+ * could wait on the agent's memory-map lock (see janitor.c). The kernel
+ * side's own records (in-kernel rewrite) are in the patches map. */
 static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 {
 	struct fork_repair f = { .e = e, .parent_mm = s->ref, .fd = fd };
-	struct patch_rec *recs = NULL;
-	unsigned n = 0, cap = 0;
+	struct patch_rec recs[FORKFIX_BATCH];
+	unsigned start = 0, n, moves = 0;
 
-	book_lock(e);
-	for (unsigned i = 0; i < e->book->n; i++) {
-		if (e->book->r[i].mm != s->ref)
-			continue;
-		if (n == cap) {
-			struct patch_rec *more = realloc(recs, (cap ? 2 * cap : 8) * sizeof(*recs));
+	do {
+		unsigned i;
 
-			if (!more)
-				break;
-			recs = more, cap = cap ? 2 * cap : 8;
-		}
-		recs[n++] = e->book->r[i];
-	}
-	book_unlock(e);
-	for (unsigned i = 0; i < n; i++)
-		repair_child(e, fd, recs[i].addr, recs[i].repl, recs[i].orig, recs[i].span);
-	free(recs);
+		n = 0;
+		book_lock(e);
+		/* Records moved since the last batch (book_expire): scan
+		 * again; a record repaired twice is checked twice, no more. */
+		if (start && e->book->moves != moves)
+			start = 0;
+		moves = e->book->moves;
+		for (i = start; i < e->book->n && n < FORKFIX_BATCH; i++)
+			if (e->book->r[i].mm == s->ref)
+				recs[n++] = e->book->r[i];
+		start = i;
+		book_unlock(e);
+		for (i = 0; i < n; i++)
+			repair_child(e, fd, recs[i].addr, recs[i].repl, recs[i].orig, recs[i].span);
+	} while (n == FORKFIX_BATCH);
 	if (e->opts.in_kernel)
 		kpatch_each(e->patches_fd, repair_child_kpatch, &f);
 	return NVM_RES_OK;

@@ -253,7 +253,6 @@ void engine_tick(struct engine *e)
 {
 	ring_buffer__consume(e->notes);
 	service_watch(e);
-	service_janitor(e, false);
 }
 
 void engine_stats(struct engine *e, struct nvm_kstats *k, struct nvm_astats *a)

@@ -80,7 +80,8 @@ struct engine;
 int engine_start(struct engine **out, const struct engine_opts *o);
 int engine_add_target(struct engine *e, uint64_t cgroup_id);
 int engine_remove_target(struct engine *e, uint64_t cgroup_id);
-/* Periodic work for the main thread: late restores, log notes. */
+/* Periodic work for the main thread: the kernel side's notes, and the
+ * stall watch (late restores are the service threads' own: janitor.c). */
 void engine_tick(struct engine *e);
 /* An fd that becomes readable when the kernel side left notes. */
 int engine_notes_fd(struct engine *e);

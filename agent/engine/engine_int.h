@@ -71,6 +71,7 @@ struct engine {
 	atomic_bool stop;
 	atomic_int poller;               /* index + 1 of the polling thread, 0: none */
 	_Atomic uint64_t linger_until;   /* polling ends then, unless work comes */
+	_Atomic uint64_t janitor_due;    /* the janitor's next turn (janitor_turn) */
 	unsigned nthreads;
 	struct service_thread *threads;
 	sem_t threads_ready;             /* each thread posts once it set its policy */
@@ -99,7 +100,9 @@ static inline void astat_max(uint64_t *p, uint64_t v)
  * I/O. Reading another process's memory can sleep (its mmap lock taken by
  * a fork, its exec in progress): a thread asleep with the book locked would
  * stop every other thread from answering, while tasks spin on their CPUs.
- * A record being restored is marked busy, so only one thread touches it. */
+ * A record being restored is marked busy, so only one thread touches it.
+ * While the programs are attached only service threads take it (the
+ * janitor runs on one: see janitor.c). */
 static inline void book_lock(struct engine *e) { pthread_mutex_lock(&e->lock); }
 static inline void book_unlock(struct engine *e) { pthread_mutex_unlock(&e->lock); }
 
@@ -125,8 +128,12 @@ void end_entry(struct engine *e, const struct nvm_patch_key *key);
 int service_start(struct engine *e);
 void service_stop(struct engine *e);
 /* Restores patches the kernel side gave up waiting for (all of them, when
- * the programs are detached). Caller: the main thread. */
+ * the programs are detached). Caller: a service thread (janitor_turn), or
+ * the main thread once the service threads are stopped (see janitor.c). */
 void service_janitor(struct engine *e, bool all);
+/* Runs the janitor if its period has passed and no other thread took the
+ * turn. Caller: a service thread, between requests. */
+void janitor_turn(struct engine *e);
 void service_watch(struct engine *e);
 /* What a request of kind (enum nvm_req_kind; 0: a wait to share another
  * thread's patch) is, for the log. */

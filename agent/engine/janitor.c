@@ -1,6 +1,16 @@
-/* The janitor, run by the agent's main thread: restores what the kernel
- * side left behind (a task that gave up waiting, or was killed inside its
- * syscall), and everything at the end, once the programs are detached. */
+/* The janitor: restores what the kernel side left behind (a task that gave
+ * up waiting, or was killed inside its syscall), and everything at the
+ * end, once the programs are detached.
+ *
+ * While the programs are attached it runs on a service thread, never on
+ * the main thread: it takes the book's lock and the memory files' lock,
+ * which the service threads need to answer. A thread holding them must be
+ * one no target task can preempt. The main thread is an ordinary one: a
+ * target that preempts it there and then waits for an answer, preemption
+ * off, keeps it off its CPU with the lock held, and the service thread
+ * that would answer waits on the lock, until that wait's deadline (a fork
+ * child then runs unrepaired). Priority inheritance cannot help: it raises
+ * the holder where it is queued, on the CPU that waits. */
 #include <bpf/bpf.h>
 
 #include "engine/engine_int.h"
@@ -9,6 +19,7 @@
 #include "redirect.skel.h"
 
 #define JANITOR_BATCH 64
+#define JANITOR_PERIOD_NS (100ULL * 1000 * 1000)
 
 struct sweep {
 	struct engine *e;
@@ -104,4 +115,15 @@ void service_janitor(struct engine *e, bool all)
 			end_entry(e, &key);
 		}
 	}
+}
+
+void janitor_turn(struct engine *e)
+{
+	uint64_t now = now_ns(), due = atomic_load(&e->janitor_due);
+
+	/* One thread per period: the one that moves the due time on. */
+	if (now < due || !atomic_compare_exchange_strong(&e->janitor_due, &due,
+							 now + JANITOR_PERIOD_NS))
+		return;
+	service_janitor(e, false);
 }

@@ -69,7 +69,7 @@ struct memio *memio_new(void)
 	reserve_fd_table();
 
 	if (m) {
-		realtime_mutex_init(&m->lock); /* the main thread takes it too */
+		realtime_mutex_init(&m->lock);
 		for (int i = 0; i < CACHE_SIZE; i++)
 			m->e[i].fd = -1;
 	}

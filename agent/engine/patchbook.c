@@ -5,8 +5,11 @@
 
 struct patchbook *book_new_shared(void)
 {
+	/* Populated now: a page first touched under the book's lock would
+	 * wait for the agent's memory-map lock, which the main thread may
+	 * hold while a target keeps it off its CPU (see janitor.c). */
 	void *p = mmap(NULL, sizeof(struct patchbook), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p; /* zeroed: n is 0 */
 }
@@ -50,9 +53,11 @@ void book_retire(struct patch_rec *r, uint64_t now_ns)
 void book_expire(struct patchbook *b, uint64_t now_ns, uint64_t keep_ns)
 {
 	for (unsigned i = 0; i < b->n;) {
-		if (!b->r[i].live && now_ns - b->r[i].when_ns > keep_ns)
+		if (!b->r[i].live && now_ns - b->r[i].when_ns > keep_ns) {
 			b->r[i] = b->r[--b->n];
-		else
+			b->moves++;
+		} else {
 			i++;
+		}
 	}
 }

@@ -25,6 +25,7 @@ struct patch_rec {
 
 struct patchbook {
 	unsigned n;
+	unsigned moves;       /* times book_expire moved records */
 	struct patch_rec r[NVM_BOOK_MAX];
 };
 

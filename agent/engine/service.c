@@ -8,7 +8,8 @@
  * ordinary task running there. After work a thread keeps polling for
  * linger_us (one thread at a time), which keeps one CPU serving during bursts;
  * idle, every thread sleeps in epoll on its CPU's doorbell, which a waiting
- * task on another CPU rings.
+ * task on another CPU rings, and wakes every 100 ms to take the janitor's
+ * turn (janitor.c says why the janitor is theirs).
  *
  * Why THREADS_PER_CPU: writing another process's memory can sleep on that
  * process's memory lock (its other threads' mmap, fork or exit hold it),
@@ -119,18 +120,24 @@ static bool claim(struct engine *e, unsigned i, struct nvm_slot *req, bool *nowa
 	return true;
 }
 
+/* How long an answer took: opening the memory file, then the I/O. */
+struct answer_time {
+	uint64_t open_ns, io_ns;
+};
+
 /* Does what req asks in its task's memory, with this thread marked as
  * inside that process meanwhile (see stuck_in) and no longer counted as
  * the poller (see leave_polling). Returns an nvm_result; *fd is the memory
  * file used, for the caller to give back. */
 static int answer(struct engine *e, struct service_thread *t, const struct nvm_slot *req,
-		  int *fd)
+		  int *fd, struct answer_time *took)
 {
 	uint64_t t0, t1, t2;
 	bool was_poller;
 	int res;
 
 	*fd = -1;
+	*took = (struct answer_time){ 0 };
 	if (stuck_in(e, t, req->mm)) {
 		ASTAT_ADD(e, stuck_refused, 1);
 		return NVM_RES_FAILED;
@@ -145,16 +152,26 @@ static int answer(struct engine *e, struct service_thread *t, const struct nvm_s
 	atomic_store(&t->io_mm, 0);
 	t2 = now_ns();
 	resume_polling(e, t, was_poller);
-	/* Past the kernel side's limit the task has stopped waiting: say
-	 * where the time went (opening the memory file, or the I/O). */
-	if (t2 - t0 > e->times.answer)
-		nvm_warn("slow answer: %s for pid %u took %llu us (memory file %llu us, then %llu us)",
-			 service_kind_name(req->kind), req->tid, (unsigned long long)(t2 - t0) / 1000,
-			 (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000);
+	*took = (struct answer_time){ .open_ns = t1 - t0, .io_ns = t2 - t1 };
 	if (res == NVM_RES_FAILED)
 		ASTAT_ADD(e, errors, 1);
 	astat_max(&e->astats.answer_us_max, (t2 - t0) / 1000);
 	return res;
+}
+
+/* Past the kernel side's limit the task has stopped waiting: says where
+ * the time went (opening the memory file, or the I/O). Called once the
+ * answer is published: the log's lock is shared with the main thread,
+ * which a target can keep off its CPU (see janitor.c), so no task may wait
+ * on a log line. */
+static void tell_slow(struct engine *e, const struct nvm_slot *req, const struct answer_time *took)
+{
+	uint64_t all = took->open_ns + took->io_ns;
+
+	if (all > e->times.answer)
+		nvm_warn("slow answer: %s for pid %u took %llu us (memory file %llu us, then %llu us)",
+			 service_kind_name(req->kind), req->tid, (unsigned long long)all / 1000,
+			 (unsigned long long)took->open_ns / 1000, (unsigned long long)took->io_ns / 1000);
 }
 
 /* Says, once per stay, where in the kernel a thread has been inside a
@@ -205,15 +222,17 @@ static void publish(struct engine *e, unsigned i, const struct nvm_slot *req, bo
 /* Claims and answers the request in slot i if one waits there. */
 static bool serve_slot(struct engine *e, struct service_thread *t, unsigned i)
 {
+	struct answer_time took;
 	struct nvm_slot req;
 	bool nowait;
 	int fd, res;
 
 	if (!claim(e, i, &req, &nowait))
 		return false;
-	res = answer(e, t, &req, &fd);
+	res = answer(e, t, &req, &fd, &took);
 	publish(e, i, &req, nowait, res, fd);
 	memio_put(e->mem, fd);
+	tell_slow(e, &req, &took);
 	return true;
 }
 
@@ -331,11 +350,12 @@ static void *service_main(void *arg)
 	t->rt = realtime_self(RT_PRIORITY, t->rt_why, sizeof(t->rt_why));
 	sem_post(&e->threads_ready);
 	while (!atomic_load(&e->stop)) {
-		int n = epoll_wait(t->epfd, &ev, 1, 200), owner = 0;
+		int n = epoll_wait(t->epfd, &ev, 1, 100), owner = 0;
 		bool served;
 
 		if (n < 0 && errno != EINTR)
 			break;
+		janitor_turn(e);
 		if (n > 0 && ev.data.fd == t->wake_fd) {
 			uint64_t v;
 
