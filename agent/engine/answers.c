@@ -233,32 +233,30 @@ static void repair_child_kpatch(const struct nvm_patch_key *key, const struct nv
  * original back. The parent's records are copied a batch at a time, so
  * the child's memory is written with the book unlocked, and into a fixed
  * array: the parent waits for this answer, and a thread that allocates
- * could wait on the agent's memory-map lock (see janitor.c). The kernel
- * side's own records (in-kernel rewrite) are in the patches map. */
+ * could wait on the agent's memory-map lock (see janitor.c). The book is
+ * read from its end down: book_expire, between batches, only moves a
+ * record from the end into a lower slot, so a record is never skipped
+ * (at worst checked twice). The kernel side's own records (in-kernel
+ * rewrite) are in the patches map. */
 static int handle_forkfix(struct engine *e, const struct nvm_slot *s, int fd)
 {
 	struct fork_repair f = { .e = e, .parent_mm = s->ref, .fd = fd };
 	struct patch_rec recs[FORKFIX_BATCH];
-	unsigned start = 0, n, moves = 0;
+	unsigned below = NVM_BOOK_MAX; /* the records left to read are below it */
 
-	do {
-		unsigned i;
+	while (below) {
+		unsigned n = 0;
 
-		n = 0;
 		book_lock(e);
-		/* Records moved since the last batch (book_expire): scan
-		 * again; a record repaired twice is checked twice, no more. */
-		if (start && e->book->moves != moves)
-			start = 0;
-		moves = e->book->moves;
-		for (i = start; i < e->book->n && n < FORKFIX_BATCH; i++)
-			if (e->book->r[i].mm == s->ref)
-				recs[n++] = e->book->r[i];
-		start = i;
+		if (below > e->book->n)
+			below = e->book->n;
+		while (below && n < FORKFIX_BATCH)
+			if (e->book->r[--below].mm == s->ref)
+				recs[n++] = e->book->r[below];
 		book_unlock(e);
-		for (i = 0; i < n; i++)
+		for (unsigned i = 0; i < n; i++)
 			repair_child(e, fd, recs[i].addr, recs[i].repl, recs[i].orig, recs[i].span);
-	} while (n == FORKFIX_BATCH);
+	}
 	if (e->opts.in_kernel)
 		kpatch_each(e->patches_fd, repair_child_kpatch, &f);
 	return NVM_RES_OK;

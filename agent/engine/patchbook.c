@@ -53,11 +53,9 @@ void book_retire(struct patch_rec *r, uint64_t now_ns)
 void book_expire(struct patchbook *b, uint64_t now_ns, uint64_t keep_ns)
 {
 	for (unsigned i = 0; i < b->n;) {
-		if (!b->r[i].live && now_ns - b->r[i].when_ns > keep_ns) {
+		if (!b->r[i].live && now_ns - b->r[i].when_ns > keep_ns)
 			b->r[i] = b->r[--b->n];
-			b->moves++;
-		} else {
+		else
 			i++;
-		}
 	}
 }

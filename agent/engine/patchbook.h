@@ -25,7 +25,6 @@ struct patch_rec {
 
 struct patchbook {
 	unsigned n;
-	unsigned moves;       /* times book_expire moved records */
 	struct patch_rec r[NVM_BOOK_MAX];
 };
 

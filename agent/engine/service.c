@@ -8,8 +8,9 @@
  * ordinary task running there. After work a thread keeps polling for
  * linger_us (one thread at a time), which keeps one CPU serving during bursts;
  * idle, every thread sleeps in epoll on its CPU's doorbell, which a waiting
- * task on another CPU rings, and wakes every 100 ms to take the janitor's
- * turn (janitor.c says why the janitor is theirs).
+ * task on another CPU rings, and wakes every 200 ms, when it takes the
+ * janitor's turn if no other thread did in the last 100 ms (janitor.c says
+ * why the janitor is theirs). So idle threads wake no more often for it.
  *
  * Why THREADS_PER_CPU: writing another process's memory can sleep on that
  * process's memory lock (its other threads' mmap, fork or exit hold it),
@@ -350,7 +351,7 @@ static void *service_main(void *arg)
 	t->rt = realtime_self(RT_PRIORITY, t->rt_why, sizeof(t->rt_why));
 	sem_post(&e->threads_ready);
 	while (!atomic_load(&e->stop)) {
-		int n = epoll_wait(t->epfd, &ev, 1, 100), owner = 0;
+		int n = epoll_wait(t->epfd, &ev, 1, 200), owner = 0;
 		bool served;
 
 		if (n < 0 && errno != EINTR)
