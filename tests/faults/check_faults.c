@@ -9,8 +9,10 @@
  *   check_faults LIB handles         per GPU index: its bus id, or the error
  *   check_faults LIB hold BUS FILE   takes the GPU's handle, prints "ready",
  *                                    waits for FILE, then asks its name
- *   check_faults - reads PATH N A B  reads PATH N times: how many reads were
- *                                    file A's bytes, B's, or anything else
+ *   check_faults - reads PATH N A B  reads PATH until it has read file A's
+ *                                    bytes and B's N times each (at most
+ *                                    READS_MAX reads): how many reads were
+ *                                    A, B, or anything else
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -193,6 +195,12 @@ static long slurp(const char *path, char *buf, size_t len)
 	return (long)n;
 }
 
+/* Reads until both versions were seen N times each, not a fixed number of
+ * times: how many reads fit between two changes depends on the machine,
+ * and a fixed count could fall wholly inside one version. The cap ends
+ * it when the changes stop (then one count stays below N). */
+#define READS_MAX 2000000u
+
 static int reads(const char *path, unsigned n, const char *a, const char *b)
 {
 	static char want_a[8192], want_b[8192], got[8192];
@@ -201,7 +209,7 @@ static int reads(const char *path, unsigned n, const char *a, const char *b)
 
 	if (la < 0 || lb < 0)
 		return printf("cannot read %s or %s\n", a, b), 1;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < READS_MAX && (na < n || nb < n); i++) {
 		long l = slurp(path, got, sizeof(got));
 
 		if (l == la && !memcmp(got, want_a, (size_t)l))
