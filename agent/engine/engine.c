@@ -305,7 +305,7 @@ void engine_stop(struct engine *e)
 	if (e->threads)
 		service_stop(e);
 	if (e->skel)
-		service_janitor(e, true);
+		service_janitor(e, NULL, true);
 	keeper_stop(&e->keeper); /* everything is back */
 	if (e->notes)
 		ring_buffer__free(e->notes);

@@ -128,12 +128,19 @@ void end_entry(struct engine *e, const struct nvm_patch_key *key);
 int service_start(struct engine *e);
 void service_stop(struct engine *e);
 /* Restores patches the kernel side gave up waiting for (all of them, when
- * the programs are detached). Caller: a service thread (janitor_turn), or
- * the main thread once the service threads are stopped (see janitor.c). */
-void service_janitor(struct engine *e, bool all);
+ * the programs are detached). Caller: service thread t (janitor_turn), or
+ * the main thread once the service threads are stopped, with t NULL (see
+ * janitor.c). */
+void service_janitor(struct engine *e, struct service_thread *t, bool all);
 /* Runs the janitor if its period has passed and no other thread took the
- * turn. Caller: a service thread, between requests. */
-void janitor_turn(struct engine *e);
+ * turn. Caller: service thread t, between requests. */
+void janitor_turn(struct engine *e, struct service_thread *t);
+/* Marks thread t as inside address space mm (for stuck_in and the stall
+ * watch) before it touches that process's memory, and unmarks it after;
+ * false: another thread is stuck there, so t keeps out. t NULL: the main
+ * thread at the end, always true. */
+bool service_enter(struct engine *e, struct service_thread *t, uint64_t mm);
+void service_leave(struct service_thread *t);
 void service_watch(struct engine *e);
 /* What a request of kind (enum nvm_req_kind; 0: a wait to share another
  * thread's patch) is, for the log. */

@@ -10,7 +10,12 @@
  * off, keeps it off its CPU with the lock held, and the service thread
  * that would answer waits on the lock, until that wait's deadline (a fork
  * child then runs unrepaired). Priority inheritance cannot help: it raises
- * the holder where it is queued, on the CPU that waits. */
+ * the holder where it is queued, on the CPU that waits.
+ *
+ * On a service thread it enters a process's memory as an answer does
+ * (service_enter): marked, so no other thread follows it into a process it
+ * sleeps in and the stall watch sees it, and kept out of a process another
+ * thread sleeps in (that record waits for a later turn). */
 #include <bpf/bpf.h>
 
 #include "engine/engine_int.h"
@@ -23,6 +28,7 @@
 
 struct sweep {
 	struct engine *e;
+	struct service_thread *t;
 	bool all;
 	uint64_t now, stale;
 };
@@ -43,37 +49,36 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 			bpf_map_delete_elem(e->patches_fd, key);
 		return;
 	}
-	if (!w->all && !old)
+	if ((!w->all && !old) || !service_enter(e, w->t, key->mm))
 		return;
 	fd = memio_fd(e->mem, p->tgid, p->tid, key->mm);
 	if (fd < 0)
 		fd = memio_fd(e->mem, p->tgid, p->tgid, key->mm);
 	if (fd < 0) {
 		end_entry(e, key); /* the process is gone */
-		return;
-	}
-	/* An applied patch of a live process is in use inside a syscall,
-	 * unless the programs are detached. */
-	if (w->all || state == NVM_PATCH_RESTORING) {
+	} else if (w->all || state == NVM_PATCH_RESTORING) {
+		/* (An applied patch of a live process is in use inside a
+		 * syscall, unless the programs are detached.) */
 		if (p->span < NVM_PATH_READ &&
 		    memio_swap(fd, key->addr, p->repl, p->orig, p->span) == 0)
 			ASTAT_ADD(e, late_restores, 1);
 		end_entry(e, key);
 	}
 	memio_put(e->mem, fd);
+	service_leave(w->t);
 }
 
 /* Restores patches the kernel side left behind (a task that gave up waiting
  * or was killed in its syscall). Candidates are taken under the lock, then
  * restored with it released, a batch at a time. */
-void service_janitor(struct engine *e, bool all)
+void service_janitor(struct engine *e, struct service_thread *t, bool all)
 {
 	uint64_t now = now_ns(), stale = e->times.stale;
 	struct patch_rec batch[JANITOR_BATCH];
 	unsigned start = 0;
 
 	if (e->opts.in_kernel) {
-		struct sweep w = { .e = e, .all = all, .now = now, .stale = stale };
+		struct sweep w = { .e = e, .t = t, .all = all, .now = now, .stale = stale };
 
 		kpatch_each(e->patches_fd, sweep_kpatch, &w);
 	}
@@ -105,19 +110,25 @@ void service_janitor(struct engine *e, bool all)
 		for (i = 0; i < n; i++) {
 			struct patch_rec *rec = &batch[i];
 			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
-			int fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
+			int fd;
 
+			if (!service_enter(e, t, rec->mm)) {
+				book_put(e, rec, false); /* for a later turn */
+				continue;
+			}
+			fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
 			if (fd >= 0 && answer_restore_rec(e, rec, fd) == NVM_RES_OK)
 				ASTAT_ADD(e, late_restores, 1);
 			else if (fd < 0)
 				book_put(e, rec, true); /* the process is gone */
 			memio_put(e->mem, fd);
+			service_leave(t);
 			end_entry(e, &key);
 		}
 	}
 }
 
-void janitor_turn(struct engine *e)
+void janitor_turn(struct engine *e, struct service_thread *t)
 {
 	uint64_t now = now_ns(), due = atomic_load(&e->janitor_due);
 
@@ -125,5 +136,5 @@ void janitor_turn(struct engine *e)
 	if (now < due || !atomic_compare_exchange_strong(&e->janitor_due, &due,
 							 now + JANITOR_PERIOD_NS))
 		return;
-	service_janitor(e, false);
+	service_janitor(e, t, false);
 }

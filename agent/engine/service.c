@@ -86,6 +86,23 @@ static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 	return false;
 }
 
+bool service_enter(struct engine *e, struct service_thread *t, uint64_t mm)
+{
+	if (!t)
+		return true; /* the main thread at the end: the service is stopped */
+	if (stuck_in(e, t, mm))
+		return false;
+	atomic_store(&t->io_since, now_ns());
+	atomic_store(&t->io_mm, mm);
+	return true;
+}
+
+void service_leave(struct service_thread *t)
+{
+	if (t)
+		atomic_store(&t->io_mm, 0);
+}
+
 const char *service_kind_name(uint32_t kind)
 {
 	switch (kind) {
@@ -139,18 +156,16 @@ static int answer(struct engine *e, struct service_thread *t, const struct nvm_s
 
 	*fd = -1;
 	*took = (struct answer_time){ 0 };
-	if (stuck_in(e, t, req->mm)) {
+	if (!service_enter(e, t, req->mm)) {
 		ASTAT_ADD(e, stuck_refused, 1);
 		return NVM_RES_FAILED;
 	}
 	was_poller = leave_polling(e, t);
-	atomic_store(&t->io_since, now_ns());
-	atomic_store(&t->io_mm, req->mm);
 	t0 = now_ns();
 	*fd = memio_fd(e->mem, req->tgid, req->tid, req->mm);
 	t1 = now_ns();
 	res = *fd < 0 ? NVM_RES_FAILED : answer_request(e, req, *fd);
-	atomic_store(&t->io_mm, 0);
+	service_leave(t);
 	t2 = now_ns();
 	resume_polling(e, t, was_poller);
 	*took = (struct answer_time){ .open_ns = t1 - t0, .io_ns = t2 - t1 };
@@ -351,12 +366,15 @@ static void *service_main(void *arg)
 	t->rt = realtime_self(RT_PRIORITY, t->rt_why, sizeof(t->rt_why));
 	sem_post(&e->threads_ready);
 	while (!atomic_load(&e->stop)) {
-		int n = epoll_wait(t->epfd, &ev, 1, 200), owner = 0;
+		int n, owner = 0;
 		bool served;
 
+		/* After the last wake's work, before sleeping: never between a
+		 * waiting task's doorbell and its answer. */
+		janitor_turn(e, t);
+		n = epoll_wait(t->epfd, &ev, 1, 200);
 		if (n < 0 && errno != EINTR)
 			break;
-		janitor_turn(e);
 		if (n > 0 && ev.data.fd == t->wake_fd) {
 			uint64_t v;
 
