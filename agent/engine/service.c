@@ -325,7 +325,6 @@ static void linger(struct engine *e, struct service_thread *t)
 	}
 }
 
-#define RT_PRIORITY 50
 
 /* Says once what scheduling the threads got, and why. */
 static void log_policy(struct engine *e)
@@ -346,7 +345,7 @@ static void log_policy(struct engine *e)
 		nvm_info("patch service: %s", why);
 	if (rt == e->nthreads)
 		nvm_info("patch service: %u threads, %d pinned to each CPU, SCHED_FIFO %d, "
-			 "polling %u us after work", e->nthreads, THREADS_PER_CPU, RT_PRIORITY,
+			 "polling %u us after work", e->nthreads, THREADS_PER_CPU, NVM_RT_PRIORITY,
 			 e->opts.linger_us);
 	else
 		nvm_warn("patch service: only %u of %u threads got SCHED_FIFO (%s): a waiting "
@@ -363,7 +362,7 @@ static void *service_main(void *arg)
 	atomic_store(&t->tid, (int)gettid());
 	/* The policy is set here, by the thread, because what makes it
 	 * possible (its cpu cgroup) is per thread. */
-	t->rt = realtime_self(RT_PRIORITY, t->rt_why, sizeof(t->rt_why));
+	t->rt = realtime_self(NVM_RT_PRIORITY, t->rt_why, sizeof(t->rt_why));
 	sem_post(&e->threads_ready);
 	while (!atomic_load(&e->stop)) {
 		int n, owner = 0;

@@ -113,6 +113,7 @@ struct walk {
 	const char *root;
 	struct stat want;
 	uint64_t own;
+	struct stat node_ns, node_root;
 	int bound;
 };
 
@@ -128,35 +129,87 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
-static bool same_file(const char *a, const char *b)
+static bool same_inode(const struct stat *x, const struct stat *y)
 {
-	struct stat x, y;
-
-	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+	return x->st_dev == y->st_dev && x->st_ino == y->st_ino;
 }
 
-/* Whether pid does not have its container's root yet: a container's first
- * process has its mount namespace before its root (the runtime's init
- * pivots into the container's root file system, in that namespace, before
- * it runs the container's command), and until then it has the root of the
- * runtime that starts it: its nearest ancestor in another mount namespace.
- * A tree bound then would land in the node's file system, and the
- * container would not see it. */
-static bool before_its_root(pid_t pid)
+/* The nearest ancestor of pid in a mount namespace other than ns (the
+ * runtime that started pid's container), with that ancestor's namespace
+ * and root; 0 when its parents share ns up to the first, or one could not
+ * be read (it went while we looked, or the kernel keeps it closed). */
+static pid_t runtime_of(pid_t pid, const struct stat *ns, struct stat *ans, struct stat *aroot)
 {
-	char ns[64], root[64], ans[64], aroot[64];
+	char path[64];
 	pid_t a = pid;
 
-	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", pid);
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
 	for (int i = 0; i < 32 && (a = parent_of(a)) > 0; i++) {
-		snprintf(ans, sizeof(ans), "/proc/%d/ns/mnt", a);
-		if (same_file(ans, ns))
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", a);
+		if (stat(path, ans))
+			return 0;
+		if (same_inode(ans, ns))
 			continue;
-		snprintf(aroot, sizeof(aroot), "/proc/%d/root", a);
-		return same_file(aroot, root);
+		snprintf(path, sizeof(path), "/proc/%d/root", a);
+		return stat(path, aroot) ? 0 : a;
 	}
-	return false;
+	return 0;
+}
+
+/* Whether pid has its container's root: only then is its mount namespace
+ * a container's, set up, where a bound tree is what the container sees. A
+ * runtime puts its init in the pod's cgroup while that still shares the
+ * node's mount namespace (runc's parent does, before init unshares), then
+ * unshares a namespace that starts as a copy of the node's, with the
+ * node's root, and pivots into the container's root file system last. So
+ * not while pid is in the node's mount namespace or has the node's root,
+ * nor while it has the root of the runtime that starts it, where that can
+ * be read (a runtime that is not at the node's root itself; a container's
+ * first process is often the child of a node's init that cannot be read).
+ * A tree bound before would land in the node's file system. */
+static bool has_container_root(const struct walk *w, pid_t pid, const struct stat *ns)
+{
+	struct stat st, ans, aroot;
+	char root[64];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	if (same_inode(ns, &w->node_ns) || stat(root, &st) || same_inode(&st, &w->node_root))
+		return false;
+	return runtime_of(pid, ns, &ans, &aroot) <= 0 || !same_inode(&aroot, &st);
+}
+
+/* The node's mount namespace and root: those of the runtime that started
+ * the agent's container (conmon, containerd-shim; the agent shares the
+ * host's PID namespace), or the agent's own where it runs on the node
+ * itself. (Not pid 1's: a node's init may be closed to every reader.)
+ * Found once; the agent's runtime stays. */
+static int node_find(struct stat *ns, struct stat *root)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct stat node_ns, node_root;
+	static bool found;
+	pid_t rt = 0;
+	int r = 0;
+
+	pthread_mutex_lock(&lock);
+	if (!found) {
+		if (stat("/proc/self/ns/mnt", &node_ns) || stat("/", &node_root)) {
+			r = -1;
+		} else if ((rt = runtime_of(getpid(), &node_ns, ns, root)) > 0) {
+			node_ns = *ns, node_root = *root;
+			found = true;
+		} else {
+			found = true; /* on the node */
+		}
+		if (found)
+			nvm_info("the node's mount namespace is mnt:[%llu] (%s): no tree goes there, "
+				 "nor to a process that still has the node's root",
+				 (unsigned long long)node_ns.st_ino,
+				 rt > 0 ? "its runtime's, that started the agent's container"
+					: "the agent's own");
+	}
+	*ns = node_ns, *root = node_root;
+	pthread_mutex_unlock(&lock);
+	return r;
 }
 
 /* Whether pid sees the tree at the root path, looked up in its own mount
@@ -172,8 +225,11 @@ static bool sees_tree(const struct walk *w, pid_t pid)
 
 /* Binds are made one at a time, by the main thread's walk or by a service
  * thread for a task that waits (mntns_bind_pid): two at once could stack
- * two trees in one namespace. Priority-inheriting: a service thread is
- * real-time, the main thread not. */
+ * two trees in one namespace. The walk holds the lock at the service
+ * threads' real-time priority (realtime_enter), as does the child that
+ * enters the namespace: an ordinary thread holding it could be kept off
+ * its CPU by a target task that preempted it and waits there for an
+ * answer, the answer being a bind behind this lock. */
 static pthread_mutex_t bind_lock;
 static pthread_once_t bind_lock_once = PTHREAD_ONCE_INIT;
 
@@ -185,7 +241,9 @@ static void init_bind_lock(void)
 /* Whether pid's namespace has the tree now; bound if it had not. */
 static int visit_pid(struct walk *w, pid_t pid)
 {
+	static int rt_told;
 	char nspath[64], why[512];
+	struct rt_section rt;
 	struct stat st;
 	int r;
 
@@ -197,14 +255,21 @@ static int visit_pid(struct walk *w, pid_t pid)
 		return FAILED;
 	if (st.st_ino == w->own)
 		return ALREADY;
-	if (before_its_root(pid))
+	if (!has_container_root(w, pid, &st))
 		return NOT_YET;
 	if (sees_tree(w, pid))
 		return ALREADY;
 	pthread_once(&bind_lock_once, init_bind_lock);
+	realtime_enter(&rt, NVM_RT_PRIORITY);
+	if (rt.refused && !rt_told++)
+		nvm_warn("the pod walk binds the tree at ordinary priority: %s", rt.why);
+	else if (rt.raised && !rt_told++)
+		nvm_info("the pod walk binds at SCHED_FIFO %d, the service threads' priority%s%s",
+			 NVM_RT_PRIORITY, rt.why[0] ? ": " : "", rt.why);
 	pthread_mutex_lock(&bind_lock);
 	r = sees_tree(w, pid) ? ALREADY : bind_into(pid, w->root, &w->want, why, sizeof(why));
 	pthread_mutex_unlock(&bind_lock);
+	realtime_leave(&rt);
 	if (r == FAILED) {
 		nvm_warn("tree into the mount namespace of pid %d: %s", pid, why);
 		return r;
@@ -250,6 +315,9 @@ static int walk_init(struct walk *w, const char *root)
 	if (stat(root, &w->want) || stat("/proc/self/ns/mnt", &own))
 		return nvm_err_r(-1, "tree %s: %s", root, strerror(errno));
 	w->own = own.st_ino;
+	/* Binds never go there. */
+	if (node_find(&w->node_ns, &w->node_root))
+		return nvm_err_r(-1, "the node's mount namespace: %s", strerror(errno));
 	return 0;
 }
 

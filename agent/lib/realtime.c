@@ -122,3 +122,26 @@ void realtime_mutex_init(pthread_mutex_t *m)
 	pthread_mutex_init(m, &ma);
 	pthread_mutexattr_destroy(&ma);
 }
+
+void realtime_enter(struct rt_section *s, int prio)
+{
+	int policy = sched_getscheduler(0);
+
+	s->raised = s->refused = false;
+	s->why[0] = '\0';
+	if (policy == SCHED_FIFO || policy == SCHED_RR)
+		return;
+	s->raised = realtime_self(prio, s->why, sizeof(s->why)) != RT_REFUSED;
+	s->refused = !s->raised;
+}
+
+/* Back to SCHED_OTHER; the nice value is kept by the kernel. (A thread
+ * moved to the cpu hierarchy's root for its budget stays there.) */
+void realtime_leave(struct rt_section *s)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (s->raised)
+		sched_setscheduler(0, SCHED_OTHER, &sp);
+	s->raised = false;
+}

@@ -3,7 +3,11 @@
 #define NVM_REALTIME_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+/* The patch service threads' SCHED_FIFO priority. */
+#define NVM_RT_PRIORITY 50
 
 enum rt_outcome {
 	RT_OK,      /* SCHED_FIFO where the thread was */
@@ -25,5 +29,20 @@ enum rt_outcome realtime_self(int prio, char *why, size_t len);
  * behind it while that task spins for an answer. Inheritance lifts the
  * holder to the waiter's priority, so it finishes at once. */
 void realtime_mutex_init(pthread_mutex_t *m);
+
+/* A section run at SCHED_FIFO prio by a thread that is not real-time
+ * otherwise (the main thread), where it holds a lock the real-time threads
+ * wait for: a target task cannot preempt it there, nor keep it off its
+ * CPU while an answer waits on it; a child it forks inherits the priority.
+ * A thread that is real-time already stays as it is. Where the kernel
+ * refuses, the section runs as before and why says so (raised false). */
+struct rt_section {
+	bool raised;
+	bool refused;
+	char why[256];
+};
+
+void realtime_enter(struct rt_section *s, int prio);
+void realtime_leave(struct rt_section *s);
 
 #endif

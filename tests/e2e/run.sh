@@ -23,4 +23,5 @@ started=$(date +%s)
 . tests/e2e/slurm_faults.sh
 
 echo "e2e stage took $(( $(date +%s) - started )) s"
+check_node_clean
 summary

@@ -169,4 +169,5 @@ check_eq "an unknown failure mode in a profile: status 2" 2 $rc
 check_has "with file, line and key" "bad.yaml:49:" "$r"
 check_has "and what is allowed" 'devices[1].failure: mode "melted": expected lost, fallen_off_bus' "$r"
 check "and nothing was left behind" test ! -e "$ROOT"
+check_node_clean
 summary

@@ -17,9 +17,13 @@
  *   reader mapping N          2 threads x N opens while a third maps and
  *                             unmaps memory all along (holding the process's
  *                             memory lock, which the agent's writes need)
- *   reader blocked PATH       one open of PATH (a FIFO: it blocks inside the
+ *   reader blocked PATH [GO]  one open of PATH (a FIFO: it blocks inside the
  *                             syscall, its bytes rewritten, until a writer
- *                             comes), then a line read from it
+ *                             comes), then a line read from it; with GO, it
+ *                             says what its path held when the open
+ *                             returned (after_open=), then waits for file
+ *                             GO to exist before its last check (a restore
+ *                             left to the agent's janitor comes meanwhile)
  *
  * loop, threads, tree, forks and mapping take "data" as a last argument: their opens
  * then go through one writable global copy of the path (.data) instead of
@@ -332,7 +336,7 @@ static int mode_mapping(int n)
 /* The open blocks inside the syscall with the path rewritten, long enough
  * for the agent to be killed meanwhile: the buffer must end as it began
  * all the same. */
-static int mode_blocked(const char *path)
+static int mode_blocked(const char *path, const char *go)
 {
 	char buf[128], copy[128], line[64] = "";
 
@@ -340,6 +344,11 @@ static int mode_blocked(const char *path)
 	memcpy(copy, buf, sizeof(copy));
 	printf("opening=%s\n", buf);
 	printf("read=%s\n", first_line(buf, line, sizeof(line)) ? line : strerror(errno));
+	if (go) {
+		printf("after_open=%s\n", memcmp(copy, buf, sizeof(copy)) ? "rewritten" : "intact");
+		for (int i = 0; i < 1200 && access(go, F_OK); i++)
+			usleep(50 * 1000);
+	}
 	if (memcmp(copy, buf, sizeof(copy)))
 		return printf("buffer_intact=no: %s\n", buf), 3;
 	printf("buffer_intact=yes\n");
@@ -379,7 +388,7 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "mapping"))
 		return mode_mapping(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "blocked"))
-		return mode_blocked(argv[2]);
-	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]|blocked PATH\n");
+		return mode_blocked(argv[2], argc >= 4 ? argv[3] : NULL);
+	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]|blocked PATH [GO]\n");
 	return 2;
 }

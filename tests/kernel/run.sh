@@ -335,6 +335,44 @@ check_has "the open went to the tree" "read=hello" "$r"
 check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$r"
 rm -f "$ROOT.sock"
 
+echo "== a restore left to the janitor"
+# The agent is stopped (SIGSTOP) while an open in the tree holds a
+# rewritten path: the open returns, its restore is not answered within its
+# wait, and the task goes on with the alias in its memory; the janitor puts
+# the bytes back once the agent runs again. The reader checks its buffer
+# only after that (late_restores counted).
+check "agent starts again" start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT"
+fifo=$ROOT/proc/driver/nvidia/nvmk-late
+mkfifo "$fifo"
+timeout 60 "$in_cgroup" "$T" "$reader" blocked /proc/driver/nvidia/nvmk-late "$work/late-go" \
+	> "$work/late" 2>&1 &
+rpid=$!
+for _ in $(seq 1 50); do grep -q opening= "$work/late" && break; sleep 0.1; done
+sleep 0.3
+check_eq "the reader waits inside its open, its path rewritten" "1 0" \
+	"$(status_field "$ROOT" kernel rewritten) $(status_field "$ROOT" kernel restored)"
+l0=$(status_field "$ROOT" agent late_restores)
+kill -STOP "$agent_pid"
+# (A stop reaches each thread on its own: a polling one may answer first.)
+all_stopped() { ! grep -L '^State:.*stopped' /proc/"$agent_pid"/task/*/status | grep -q .; }
+for _ in $(seq 1 50); do all_stopped && break; sleep 0.1; done
+check "every thread of the agent stopped" all_stopped
+echo hello > "$fifo"
+for _ in $(seq 1 100); do grep -q after_open= "$work/late" && break; sleep 0.1; done
+check_has "with the agent stopped, the open returned with the alias still in the reader's memory" \
+	"after_open=rewritten" "$(cat "$work/late")"
+kill -CONT "$agent_pid"
+for _ in $(seq 1 50); do [ "$(status_field "$ROOT" agent late_restores)" -gt "$l0" ] && break; sleep 0.1; done
+check_eq "the janitor restored it once the agent ran again (late_restores)" $((l0 + 1)) \
+	"$(status_field "$ROOT" agent late_restores)"
+touch "$work/late-go"
+wait $rpid
+r=$(cat "$work/late")
+check_has "the open went to the tree" "read=hello" "$r"
+check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$r"
+rm -f "$fifo"
+stop_agent
+
 echo "== no real-time budget in the agent's cpu cgroup"
 # Services and containers often run in a cgroup v1 cpu group whose
 # cpu.rt_runtime_us is 0, where SCHED_FIFO is refused: the agent moves its
@@ -384,4 +422,5 @@ timeout 60 "$nvm" -q exec --profile t4 --root /run/nve -- sh -c 'exit 7'; rc=$?
 check_eq "exec passes on exit status 7" 7 $rc
 check "exec removed its tree" test ! -e /run/nve
 check "exec removed its cgroup" sh -c "! ls -d $cg2/nvmirage-exec-* 2>/dev/null"
+check_node_clean
 summary

@@ -252,6 +252,43 @@ pods_json slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/fr
 rmdir "$R/$P6"
 wait_for 5 has_targets 3
 
+echo "== a runtime that takes its time: the tree once its container has its root, never before"
+# tests/helpers/slowrt does what runc does, in its order, and stops 1.2 s
+# at each step (the agent walks the pods every 0.5 s), opening a driver
+# file there: in the pod's cgroup while still in the node's mount
+# namespace, then in its own new namespace while that still has the node's
+# root, then it pivots and runs the reader. Only the last is a container.
+U7=1a2b3c4d-0000-4000-8000-000000000007
+P7=$(kind_pod besteffort $U7)
+mkdir -p "$PODLOGS/slurm_worker-4_$U7" "$R/$P7/cri-containerd-w4.scope" "$work/w4-root"
+pods_json slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/frontend:nvidia.com/gpu:0 \
+	slurm/worker-2:nvidia.com/gpu:2 slurm/worker-4:nvidia.com/gpu:1
+check "the slow runtime's pod is a target before it starts" wait_for 5 has_targets 4
+b0=$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["agent"]["tree_binds"])')
+l0=$(log | wc -l)
+r=$(timeout 60 "$out/helpers/slowrt" "$R/$P7/cri-containerd-w4.scope" "$work/w4-root" 1200 \
+	"$(pwd)/$out/helpers/reader" literal 2>&1)
+check_has "in the node's namespace, in the pod's cgroup: no tree there" "node=No such file or directory" "$r"
+check_has "in its new namespace before its root: none" "setup=No such file or directory" "$r"
+check_has "nor after the agent's walk came by" "setup_later=No such file or directory" "$r"
+check_has "in its root, its command sees the 4 GPUs" "gpus=4" "$r"
+check "the node's /dev got nothing" test ! -e "$ROOT"
+# (podman logs -f copies the agent's lines over as it reads them.)
+wait_for 5 sh -c "tail -n +$((l0 + 1)) $LOG | grep -q 'tree bound read-only'"
+check_lacks "the agent bound nothing into the node's namespace" \
+	"mount namespace $(readlink /proc/self/ns/mnt)" "$(log | tail -n +$((l0 + 1)))"
+check_eq "the tree was bound once, into the container's namespace" 1 \
+	"$(log | tail -n +$((l0 + 1)) | grep -c 'tree bound read-only')"
+check_eq "the kernel side's ask counted once" $((b0 + 1)) \
+	"$(status_j | $PY -c 'import json,sys; print(json.load(sys.stdin)["agent"]["tree_binds"])')"
+check_has "the walk's binds run at the service threads' priority (SCHED_FIFO 50)" \
+	"walk binds at SCHED_FIFO 50" "$(log)"
+pods_json slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/frontend:nvidia.com/gpu:0 \
+	slurm/worker-2:nvidia.com/gpu:2
+cgroup_trees_remove "${R#"$cg2"}/$P7"
+rmdir "$work/w4-root"
+wait_for 5 has_targets 3
+
 echo "== health and metrics"
 check_eq "/healthz answers 200" 200 "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz)"
 check_eq "/readyz answers 200 (programs attached)" 200 "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/readyz)"
@@ -280,4 +317,5 @@ podman stop -t 10 "$AGENT" > /dev/null
 wait "$logs_pid" 2>/dev/null; logs_pid=
 check_has "SIGTERM (podman stop): detached" "detached; counters" "$(log)"
 check_has "the container sees no GPUs any more" "gpus=0" "$(in_pod w0 /opt/nvm/reader literal)"
+check_node_clean
 summary

@@ -27,6 +27,15 @@ check_lacks() {
 	case "$3" in *"$2"*) not_ok "$1: [$2] unexpectedly in output" ;; *) ok "$1" ;; esac
 }
 
+# check_node_clean: the node's own mount table (this shell's namespace)
+# holds no mount of nvmirage's: no tree, nor a bind of one (their source
+# is "nvmirage"). Every stage that runs an agent ends with it, its agents
+# stopped: a tree left mounted on the node damages it.
+check_node_clean() {
+	left=$(awk '/ - [^ ]+ nvmirage / {print $5}' /proc/self/mountinfo | tr '\n' ' ')
+	check_eq "the node's own mount table holds no mount of nvmirage's" "" "$left"
+}
+
 summary() {
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

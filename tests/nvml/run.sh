@@ -138,4 +138,5 @@ check_eq "nvidia-uvm denied: all 4 GPUs, as before" "$(cat tests/nvml/gb300-L.tx
 r=$(timeout 20 "$in_cgroup" "$T/juvm" head -c 1 /dev/nvidia-uvm 2>&1)
 check_has "open /dev/nvidia-uvm: EPERM" "Operation not permitted" "$r"
 stop_agent
+check_node_clean
 summary

@@ -226,4 +226,8 @@ check_has "the same commands in the controller pod (no GPU) see no GPUs" "ls: ca
 check_has "and no driver" "raw=No such file or directory" "$r"
 r=$(ctl timeout 60 srun -N1 --gres=gpu:4 sh -c 'echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"')
 check_has "srun --gres=gpu:4 gets all four" "CUDA_VISIBLE_DEVICES=0,1,2,3" "$r"
+podman stop -t 10 "$AGENT" > /dev/null
+wait "$logs_pid" 2>/dev/null; logs_pid=
+check_has "SIGTERM (podman stop): the agent detached" "detached; counters" "$(cat "$LOG")"
+check_node_clean
 summary

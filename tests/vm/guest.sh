@@ -217,4 +217,5 @@ r=$(/nvmirage run --profile /gb300.yaml --cgroup "$T" --root /run/nvm --strategy
 check_eq "lockdown integrity: --strategy in-kernel exits 2" 2 "$rc"
 check_has "lockdown integrity: and says why" "--strategy in-kernel: not available on this kernel: bpf_probe_write_user load refused (Invalid argument): lockdown is \"integrity\"" "$r"
 suite "lockdown integrity" assisted $fentry
+check_node_clean
 summary
