@@ -80,7 +80,7 @@ $(OUT)/libnvidia-ml.so.1: $(NVML_SRCS) $(wildcard nvml/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden -Invml \
-		-Wl,-soname,libnvidia-ml.so.1 $(NVML_SRCS) -o $@ -lpthread
+		-Wl,-soname,libnvidia-ml.so.1 $(NVML_SRCS) -o $@ -lpthread -lm
 
 # The unversioned name too: Slurm 22.05's AutoDetect=nvml dlopens only
 # libnvidia-ml.so.

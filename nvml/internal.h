@@ -20,6 +20,42 @@ struct nvm_link {
 	char bus_id[16];
 };
 
+/* A value that moves within [lo, hi] over period seconds (lo == hi: one
+ * that does not move), as the agent renders the profile's ranges. */
+struct nvm_dyn {
+	bool set;
+	double lo, hi, period;
+};
+
+/* What the profile says a GPU reports at run time, from
+ * sys/module/nvidia/nvmirage/<bdf>.telemetry (telemetry.c). Clocks in MHz
+ * by nvmlClockType_t, power in mW, temperatures in C, throughput in KB/s. */
+#define NVM_CLOCK_TYPES 4
+#define NVM_MAX_CLOCKS 256
+struct nvm_telemetry {
+	bool present;
+	double born;                      /* boot-time seconds at render: energy from 0 */
+	unsigned phase;                   /* spreads the GPUs' curves apart */
+	unsigned clk_max[NVM_CLOCK_TYPES], clk_app[NVM_CLOCK_TYPES];
+	unsigned clk_default_app[NVM_CLOCK_TYPES], clk_boost[NVM_CLOCK_TYPES];
+	struct nvm_dyn clk[NVM_CLOCK_TYPES];
+	unsigned nmem_clocks, mem_clocks[16], ngfx_clocks, gfx_clocks[NVM_MAX_CLOCKS];
+	unsigned power_limit, power_default, power_min, power_max;
+	struct nvm_dyn power;
+	unsigned temp_shutdown, temp_slowdown, temp_gpu_max, temp_mem_max;
+	struct nvm_dyn temp_gpu, temp_mem;
+	unsigned fans;
+	struct nvm_dyn fan;
+	unsigned pstate;
+	struct nvm_dyn util_gpu, util_mem, util_enc, util_dec, pcie_tx, pcie_rx;
+	unsigned pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+	unsigned compute_mode;
+	bool display_active, accounting;
+	unsigned long long reasons, reasons_supported;
+	unsigned long long energy_base;   /* mJ consumed before render */
+	unsigned long long mem_used;      /* by the profile's processes, bytes */
+};
+
 struct nvmlDevice_st {
 	unsigned minor;
 	char bus_id[16]; /* 0008:06:00.0 */
@@ -32,6 +68,8 @@ struct nvmlDevice_st {
 	unsigned char cpus[MAX_CPUS / 8];
 	unsigned nvlink_version, nvlink_count;
 	struct nvm_link links[NVML_NVLINK_MAX_LINKS];
+	struct nvm_telemetry tel;
+	char procs_text[2048];   /* the profile's "process=" lines */
 };
 
 /* The library's state: set by nvmlInit (under nvml_lock), read by every
@@ -47,6 +85,29 @@ int nvml_load_device(const char *bdf, struct nvmlDevice_st *d);
 int nvml_read_text(const char *path, char *buf, size_t len);
 /* The value of "key=value" in text, or "". */
 void nvml_extra_value(const char *text, const char *key, char *out, size_t len);
+
+/* The GPU's telemetry file into d->tel and d->procs_text (telemetry.c). */
+void nvml_load_telemetry(struct nvmlDevice_st *d);
+/* A moving value now: the same in every process at the same second. */
+double nvml_dyn_now(const struct nvmlDevice_st *d, const struct nvm_dyn *v);
+/* Energy in mJ since the tree was rendered: the integral of the power
+ * curve, so it only grows. */
+unsigned long long nvml_energy_mj(const struct nvmlDevice_st *d);
+/* NOT_SUPPORTED unless the profile gave the GPU telemetry. */
+#define NEED_TEL(d)                                                            \
+	do {                                                                   \
+		if (!(d)->tel.present)                                         \
+			return NVML_ERROR_NOT_SUPPORTED;                       \
+	} while (0)
+
+/* Processes on a GPU (processes.c): the profile's. */
+struct nvm_proc {
+	unsigned pid;
+	unsigned long long used;
+};
+unsigned nvml_gpu_processes(const struct nvmlDevice_st *d, bool graphics, struct nvm_proc *out,
+			    unsigned max);
+int nvml_process_name(unsigned pid, char *out, size_t len);
 
 /* s into out of len bytes, or INSUFFICIENT_SIZE, as NVML's string getters. */
 nvmlReturn_t nvml_copy_str(char *out, unsigned len, const char *s);

@@ -1,6 +1,6 @@
 /* What a GPU holds and where it sits: memory, NUMA node and CPUs,
- * persistence, utilization, processes. A mock GPU runs nothing: no process,
- * no utilization, all but the reserved memory free. */
+ * persistence, processes. Memory in use is the reserved part and what the
+ * profile's processes hold. */
 #include <string.h>
 
 #include "internal.h"
@@ -13,8 +13,8 @@ API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 	if (!d->mem_total)
 		return NVML_ERROR_NOT_SUPPORTED;
 	m->total = d->mem_total;
-	m->used = d->mem_reserved;
-	m->free = d->mem_total - d->mem_reserved;
+	m->used = d->mem_reserved + d->tel.mem_used;
+	m->free = d->mem_total - m->used;
 	return NVML_SUCCESS;
 }
 
@@ -29,8 +29,8 @@ API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
 		return NVML_ERROR_NOT_SUPPORTED;
 	m->total = d->mem_total;
 	m->reserved = d->mem_reserved;
-	m->used = 0;
-	m->free = d->mem_total - d->mem_reserved;
+	m->used = d->tel.mem_used;
+	m->free = d->mem_total - d->mem_reserved - d->tel.mem_used;
 	return NVML_SUCCESS;
 }
 
@@ -79,27 +79,49 @@ API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, nvmlEnableState_t 
 	return NVML_SUCCESS;
 }
 
-API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+/* The processes of a GPU into NVML's array of any version: fields past
+ * pid and usedGpuMemory (the instance ids) are those of a GPU without MIG. */
+static nvmlReturn_t processes(nvmlDevice_t d, bool graphics, unsigned int *count, void *infos,
+			      size_t size)
 {
-	NEED_DEV(d);
-	if (!u)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	u->gpu = u->memory = 0;
-	return NVML_SUCCESS;
-}
+	struct nvm_proc p[256];
+	unsigned n, room;
 
-static nvmlReturn_t no_processes(nvmlDevice_t d, unsigned int *count)
-{
 	NEED_DEV(d);
 	if (!count)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	*count = 0;
+	n = nvml_gpu_processes(d, graphics, p, 256);
+	room = *count;
+	*count = n;
+	if (room < n)
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	if (n && !infos)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (unsigned i = 0; i < n; i++) {
+		nvmlProcessInfo_v2_t v = { .pid = p[i].pid, .usedGpuMemory = p[i].used,
+					   .gpuInstanceId = 0xFFFFFFFFu,
+					   .computeInstanceId = 0xFFFFFFFFu };
+
+		memcpy((char *)infos + i * size, &v, size);
+	}
 	return NVML_SUCCESS;
 }
 
-API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v1_t *i) { return no_processes(d, c); }
-API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v2_t *i) { return no_processes(d, c); }
-API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *i) { return no_processes(d, c); }
-API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v1_t *i) { return no_processes(d, c); }
-API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v2_t *i) { return no_processes(d, c); }
-API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *i) { return no_processes(d, c); }
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v1_t *i) { return processes(d, false, c, i, sizeof(*i)); }
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v2_t *i) { return processes(d, false, c, i, sizeof(*i)); }
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *i) { return processes(d, false, c, i, sizeof(*i)); }
+API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v1_t *i) { return processes(d, true, c, i, sizeof(*i)); }
+API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v2_t *i) { return processes(d, true, c, i, sizeof(*i)); }
+API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *i) { return processes(d, true, c, i, sizeof(*i)); }
+
+API nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int len)
+{
+	char buf[256];
+
+	NEED_INIT();
+	if (!name || !len)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (nvml_process_name(pid, buf, sizeof(buf)))
+		return NVML_ERROR_NOT_FOUND;
+	return nvml_copy_str(name, len, buf);
+}

@@ -1,4 +1,4 @@
-/* What a profile has no value for: MIG instances, clocks, per-process
+/* What a profile has no value for: MIG instances, per-process
  * utilization. MIG mode is reported disabled; the rest answers
  * NOT_SUPPORTED, as NVML does on GPUs that lack the feature, and which
  * Slurm's gpu/nvml plugin copes with. */
@@ -33,17 +33,50 @@ UNSUPPORTED(nvmlDeviceGetGpuInstanceId, unsigned int *id)
 UNSUPPORTED(nvmlDeviceGetComputeInstanceId, unsigned int *id)
 UNSUPPORTED(nvmlDeviceGetAttributes, nvmlDeviceAttributes_t *a)
 UNSUPPORTED(nvmlDeviceGetAttributes_v2, nvmlDeviceAttributes_t *a)
-UNSUPPORTED(nvmlDeviceGetSupportedMemoryClocks, unsigned int *count, unsigned int *mhz)
-UNSUPPORTED(nvmlDeviceGetSupportedGraphicsClocks, unsigned int mem, unsigned int *count, unsigned int *mhz)
-UNSUPPORTED(nvmlDeviceSetApplicationsClocks, unsigned int mem, unsigned int gfx)
-UNSUPPORTED(nvmlDeviceGetApplicationsClock, nvmlClockType_t t, unsigned int *mhz)
-UNSUPPORTED(nvmlDeviceGetClockInfo, nvmlClockType_t t, unsigned int *mhz)
-UNSUPPORTED(nvmlDeviceGetMaxClockInfo, nvmlClockType_t t, unsigned int *mhz)
 UNSUPPORTED(nvmlDeviceGetProcessUtilization, nvmlProcessUtilizationSample_t *samples, unsigned int *count,
 	    unsigned long long since)
 
-API nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t d)
+/* Linux has no driver models (a Windows notion). */
+UNSUPPORTED(nvmlDeviceGetDriverModel, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
+
+/* No MIG: no handle is a MIG device's. */
+API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t d, unsigned int *is_mig)
 {
 	NEED_DEV(d);
-	return NVML_ERROR_NOT_SUPPORTED;
+	if (!is_mig)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*is_mig = 0;
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig, nvmlDevice_t *d)
+{
+	NEED_DEV(mig);
+	return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+/* No MPS server runs on a mock GPU. */
+static nvmlReturn_t no_mps(nvmlDevice_t d, unsigned int *count)
+{
+	NEED_DEV(d);
+	if (!count)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*count = 0;
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v1_t *i) { return no_mps(d, c); }
+API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v2_t *i) { return no_mps(d, c); }
+API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *i) { return no_mps(d, c); }
+
+/* Field values (NVLink counters, and the like): each field answers
+ * NOT_SUPPORTED in its own return code, as NVML does per field. */
+API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_t *values)
+{
+	NEED_DEV(d);
+	if (n < 0 || (n && !values))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; i < n; i++)
+		values[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+	return NVML_SUCCESS;
 }

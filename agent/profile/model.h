@@ -36,6 +36,45 @@ struct nvm_fault {
 	struct nvm_xid xids[NVM_MAX_XIDS]; /* oldest first */
 };
 
+/* A value that moves within [lo, hi] over period seconds; lo == hi: one
+ * that stays. */
+struct nvm_range {
+	bool set;
+	double lo, hi, period;
+};
+
+#define NVM_MAX_PROCS 16
+#define NVM_MAX_GFX_CLOCKS 128
+
+/* What a GPU reports at run time (Mokka's clocks, supported_clocks,
+ * clocks_throttle_reasons, power, thermal, fan, performance_state,
+ * utilization, dynamic_metrics, pcie, compute_mode, display, accounting,
+ * processes), for nvmirage's NVML. Clocks in MHz by NVML's clock type
+ * (graphics, SM, memory, video), power in mW, temperatures in C. */
+struct nvm_telemetry {
+	bool present;                /* the profile has any of these sections */
+	unsigned clk_cur[4], clk_max[4], clk_app[4], clk_default_app[4];
+	unsigned nmem_clocks, mem_clocks[16];
+	unsigned ngfx_clocks, gfx_clocks[NVM_MAX_GFX_CLOCKS]; /* at the first memory clock */
+	uint64_t reasons;            /* clocks event reasons in force (NVML's bits) */
+	unsigned power_limit, power_default, power_min, power_max;
+	struct nvm_range power;
+	uint64_t energy_base_mj;     /* energy already consumed when the tree is rendered */
+	unsigned temp_shutdown, temp_slowdown, temp_gpu_max, temp_mem_max;
+	struct nvm_range temp_gpu, temp_mem;
+	unsigned fans;
+	struct nvm_range fan;
+	unsigned pstate;
+	struct nvm_range util_gpu, util_mem, util_enc, util_dec;
+	unsigned pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+	unsigned pcie_tx_kbs, pcie_rx_kbs;
+	unsigned compute_mode;       /* NVML's: 0 default .. 3 exclusive process */
+	bool display_active, accounting;
+	uint64_t memory_used;        /* bytes, besides the reserved */
+	unsigned nprocs;
+	struct { unsigned pid; uint64_t used_bytes; char type; char name[64]; } procs[NVM_MAX_PROCS];
+};
+
 struct nvm_gpu {
 	unsigned index;
 	char name[96];
@@ -60,6 +99,7 @@ struct nvm_gpu {
 	char link_speed[24];     /* "32.0 GT/s PCIe" */
 	int root;                /* index into nvm_model.roots */
 	struct nvm_fault fault;
+	struct nvm_telemetry tel;
 	int line, col;           /* where the device is in the profile */
 };
 

@@ -151,7 +151,8 @@ static int parse_document(struct ydoc *y, unsigned gpus, struct nvm_model *m)
 	for (unsigned i = 0; i < m->ngpus; i++)
 		if (parse_device(y, ydoc_seq_at(y, devices, i), defaults, i, m->driver_version,
 				 &m->gpus[i]) ||
-		    parse_failure(y, ydoc_seq_at(y, devices, i), defaults, m, i))
+		    parse_failure(y, ydoc_seq_at(y, devices, i), defaults, m, i) ||
+		    parse_telemetry(y, ydoc_seq_at(y, devices, i), defaults, m, i))
 			return -1;
 	if (check_unique(y, m) || parse_nvlink(y, ydoc_get(y, root, "nvlink"), m))
 		return -1;

@@ -20,6 +20,11 @@ int parse_nvlink(struct ydoc *y, yaml_node_t *nvlink, struct nvm_model *m);
  * m->gpus[i].fault. */
 int parse_failure(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, struct nvm_model *m,
 		  unsigned i);
+/* The run-time sections of devices[i] (each one whole from the device when
+ * it has it, else from device_defaults) into m->gpus[i].tel; unknown keys
+ * and bad values are refused (telemetry.c). */
+int parse_telemetry(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, struct nvm_model *m,
+		    unsigned i);
 /* Without pcie_topology, Mokka puts every device under pci0000:00, NUMA 0. */
 void default_roots(struct nvm_model *m);
 

@@ -99,6 +99,25 @@ yaml_node_t *ydoc_get(struct ydoc *y, yaml_node_t *map, const char *key)
 	return NULL;
 }
 
+int ydoc_only_keys(struct ydoc *y, yaml_node_t *map, const char *path, const char *const *allowed)
+{
+	yaml_node_pair_t *p;
+
+	if (!ydoc_is_map(map))
+		return ydoc_fail(y, map, path, "expected a mapping");
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
+		bool known = false;
+
+		for (const char *const *a = allowed; *a && !known; a++)
+			known = k && k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), *a);
+		if (!known)
+			return ydoc_fail(y, k, path, "unknown key \"%s\"",
+					 k && k->type == YAML_SCALAR_NODE ? scalar(k) : "?");
+	}
+	return 0;
+}
+
 size_t ydoc_seq_len(const yaml_node_t *seq)
 {
 	if (!ydoc_is_seq(seq))

@@ -34,6 +34,10 @@ bool ydoc_is_null(const yaml_node_t *n);
  * has no such key (or the value is null). */
 yaml_node_t *ydoc_get(struct ydoc *y, yaml_node_t *map, const char *key);
 
+/* map is a mapping whose keys are all in allowed (NULL-terminated);
+ * else reported at the first other key. */
+int ydoc_only_keys(struct ydoc *y, yaml_node_t *map, const char *path, const char *const *allowed);
+
 size_t ydoc_seq_len(const yaml_node_t *seq);
 yaml_node_t *ydoc_seq_at(struct ydoc *y, yaml_node_t *seq, size_t i);
 

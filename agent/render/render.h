@@ -63,6 +63,11 @@ size_t render_information_text(const struct nvm_gpu *g, char *buf, size_t len);
  * ecc_pending=1\nxids=3:79 4:48\n". */
 size_t render_gpu_state_text(const struct nvm_gpu *g, char *buf, size_t len);
 
+/* What nvmirage's NVML reads of g's telemetry (clocks, power, thermal,
+ * utilization, processes...), in sys/module/nvidia/nvmirage/<bdf>.telemetry;
+ * empty when the profile gives none. */
+size_t render_telemetry_text(const struct nvm_gpu *g, char *buf, size_t len);
+
 /* Re-renders what a fault changes of gpus[i] in the tree at root: its
  * information file, its PCI config space and its NVML state, each file
  * replaced by one rename, so a reader sees it whole, before or after. */

@@ -226,6 +226,13 @@ static int render_nvml_extras(const struct nvm_model *m, const char *tree)
 		snprintf(name, sizeof(name), "%s.state", g->bus_id);
 		if (fs_write(dir, name, state, render_gpu_state_text(g, state, sizeof(state)), 0444))
 			return -1;
+		if (g->tel.present) {
+			char tel[8192];
+
+			snprintf(name, sizeof(name), "%s.telemetry", g->bus_id);
+			if (fs_write(dir, name, tel, render_telemetry_text(g, tel, sizeof(tel)), 0444))
+				return -1;
+		}
 	}
 	return 0;
 }

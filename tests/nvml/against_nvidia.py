@@ -68,11 +68,12 @@ def macros(header):
 
 
 def records(nodes):
-    """struct tag -> [field names], for the named structs of a header."""
+    """tag -> (struct or union, [field names]), for the named records of a header."""
     out = {}
     for n in nodes:
         if n.get("kind") == "RecordDecl" and n.get("name") and n.get("completeDefinition"):
-            out[n["name"]] = [f["name"] for f in n.get("inner", []) if f.get("kind") == "FieldDecl"]
+            out[n["name"]] = (n.get("tagUsed", "struct"),
+                              [f["name"] for f in n.get("inner", []) if f.get("kind") == "FieldDecl"])
     return out
 
 
@@ -141,18 +142,21 @@ if unexported:
 # Structs: size and every field's offset.
 our_recs, their_recs = records(ours), records(theirs)
 body = ""
-for tag, fields in sorted(our_recs.items()):
+for tag, (kind, fields) in sorted(our_recs.items()):
     if tag not in their_recs:
-        fail("struct %s: NVIDIA's header does not define it" % tag)
+        fail("%s %s: NVIDIA's header does not define it" % (kind, tag))
         continue
-    missing = [f for f in fields if f not in their_recs[tag]]
+    if their_recs[tag][0] != kind:
+        fail("%s %s: NVIDIA's is a %s" % (kind, tag, their_recs[tag][0]))
+        continue
+    missing = [f for f in fields if f not in their_recs[tag][1]]
     if missing:
-        fail("struct %s: NVIDIA's has no field %s" % (tag, ", ".join(missing)))
+        fail("%s %s: NVIDIA's has no field %s" % (kind, tag, ", ".join(missing)))
         continue
-    body += '\tprintf("sizeof(struct %s) %%zu\\n", sizeof(struct %s));\n' % (tag, tag)
+    body += '\tprintf("sizeof(%s %s) %%zu\\n", sizeof(%s %s));\n' % (kind, tag, kind, tag)
     for f in fields:
-        body += ('\tprintf("offsetof(struct %s, %s) %%zu\\n", offsetof(struct %s, %s));\n'
-                 % (tag, f, tag, f))
+        body += ('\tprintf("offsetof(%s %s, %s) %%zu\\n", offsetof(%s %s, %s));\n'
+                 % (kind, tag, f, kind, tag, f))
 compare("struct sizes and field offsets", body, "layout")
 
 # Typedefs: the same size (an enum where NVIDIA has an enum, ...).

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/model.h"
 #include "nvml.h"
@@ -60,6 +61,7 @@ typedef nvmlReturn_t (*f_aff)(nvmlDevice_t, unsigned int, unsigned long *);
 typedef nvmlReturn_t (*f_state)(nvmlDevice_t, nvmlEnableState_t *);
 typedef nvmlReturn_t (*f_procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 typedef nvmlReturn_t (*f_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+static void check_telemetry(const struct nvm_gpu *g, unsigned i, nvmlDevice_t d);
 typedef const char *(*f_err)(nvmlReturn_t);
 typedef nvmlReturn_t (*f_lstate)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
 typedef nvmlReturn_t (*f_lpci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
@@ -202,10 +204,76 @@ static void check_device(const struct nvm_model *m, unsigned i, nvmlDevice_t d)
 	CHECK(FN(f_d2uint, nvmlDeviceGetMigMode)(d, &u, &u2) == 0 && u == 0 && u2 == 0,
 	      "gpu %u MIG disabled", i);
 	CHECK(FN(f_procs, nvmlDeviceGetComputeRunningProcesses_v3)(d, &pcount, NULL) == 0 &&
-		      pcount == 0, "gpu %u no running processes", i);
-	CHECK(FN(f_clock, nvmlDeviceGetClockInfo)(d, NVML_CLOCK_SM, &u) == NVML_ERROR_NOT_SUPPORTED,
-	      "gpu %u clocks: NOT_SUPPORTED", i);
+		      pcount == g->tel.nprocs, "gpu %u running processes: the profile's %u", i,
+	      g->tel.nprocs);
+	check_telemetry(g, i, d);
 	check_nvlinks(m, i, d);
+}
+
+typedef nvmlReturn_t (*f_temp)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int *);
+typedef nvmlReturn_t (*f_thresh)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int *);
+typedef nvmlReturn_t (*f_energy)(nvmlDevice_t, unsigned long long *);
+typedef nvmlReturn_t (*f_util)(nvmlDevice_t, nvmlUtilization_t *);
+typedef nvmlReturn_t (*f_pstate)(nvmlDevice_t, nvmlPstates_t *);
+
+static bool in_range(const struct nvm_range *r, unsigned v)
+{
+	return r->set && v + 0.5 >= r->lo && v - 0.5 <= r->hi;
+}
+
+/* What the profile's run-time sections say, through NVML: fixed values
+ * equal, moving ones within their bounds; NOT_SUPPORTED without them. */
+static void check_telemetry(const struct nvm_gpu *g, unsigned i, nvmlDevice_t d)
+{
+	const struct nvm_telemetry *t = &g->tel;
+	unsigned u = 0, u2 = 0;
+	unsigned long long e1 = 0, e2 = 0;
+	nvmlUtilization_t util;
+	nvmlPstates_t ps;
+
+	if (!t->present) {
+		CHECK(FN(f_clock, nvmlDeviceGetClockInfo)(d, NVML_CLOCK_SM, &u) == NVML_ERROR_NOT_SUPPORTED &&
+			      FN(f_duint, nvmlDeviceGetPowerUsage)(d, &u) == NVML_ERROR_NOT_SUPPORTED,
+		      "gpu %u without telemetry in the profile: clocks and power NOT_SUPPORTED", i);
+		return;
+	}
+	CHECK(FN(f_clock, nvmlDeviceGetClockInfo)(d, NVML_CLOCK_SM, &u) == 0 && u == t->clk_cur[1],
+	      "gpu %u SM clock %u MHz (the profile's %u)", i, u, t->clk_cur[1]);
+	CHECK(FN(f_clock, nvmlDeviceGetMaxClockInfo)(d, NVML_CLOCK_MEM, &u) == 0 && u == t->clk_max[2],
+	      "gpu %u max memory clock %u MHz", i, u);
+	u2 = 64;
+	{
+		unsigned list[64];
+
+		CHECK(FN(f_d2uint, nvmlDeviceGetSupportedMemoryClocks)(d, &u2, list) == 0 &&
+			      u2 == t->nmem_clocks && list[0] == t->mem_clocks[0],
+		      "gpu %u supported memory clocks (%u)", i, u2);
+	}
+	CHECK(FN(f_duint, nvmlDeviceGetPowerManagementLimit)(d, &u) == 0 && u == t->power_limit,
+	      "gpu %u power limit %u mW", i, u);
+	CHECK(FN(f_duint, nvmlDeviceGetPowerUsage)(d, &u) == 0 && in_range(&t->power, u),
+	      "gpu %u power draw %u mW within [%.0f, %.0f]", i, u, t->power.lo, t->power.hi);
+	CHECK(FN(f_temp, nvmlDeviceGetTemperature)(d, NVML_TEMPERATURE_GPU, &u) == 0 &&
+		      in_range(&t->temp_gpu, u),
+	      "gpu %u temperature %u C within [%.0f, %.0f]", i, u, t->temp_gpu.lo, t->temp_gpu.hi);
+	CHECK(FN(f_thresh, nvmlDeviceGetTemperatureThreshold)(d, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &u) == 0 &&
+		      u == t->temp_shutdown, "gpu %u shutdown temperature %u C", i, u);
+	CHECK(FN(f_util, nvmlDeviceGetUtilizationRates)(d, &util) == 0 &&
+		      in_range(&t->util_gpu, util.gpu) && in_range(&t->util_mem, util.memory),
+	      "gpu %u utilization %u %% / %u %% within the profile's bands", i, util.gpu, util.memory);
+	CHECK(FN(f_pstate, nvmlDeviceGetPerformanceState)(d, &ps) == 0 && (unsigned)ps == t->pstate,
+	      "gpu %u performance state P%u", i, (unsigned)ps);
+	CHECK(FN(f_duint, nvmlDeviceGetCurrPcieLinkGeneration)(d, &u) == 0 && u == t->pcie_gen,
+	      "gpu %u PCIe generation %u", i, u);
+	CHECK(FN(f_duint, nvmlDeviceGetFanSpeed)(d, &u) ==
+		      (t->fans ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED),
+	      "gpu %u fan speed %s", i, t->fans ? "read" : "NOT_SUPPORTED (no fan)");
+	FN(f_energy, nvmlDeviceGetTotalEnergyConsumption)(d, &e1);
+	if (i == 0) /* once: it takes a second */
+		sleep(2);
+	CHECK(FN(f_energy, nvmlDeviceGetTotalEnergyConsumption)(d, &e2) == 0 && e1 >= t->energy_base_mj &&
+		      (i ? e2 >= e1 : e2 > e1),
+	      "gpu %u energy only grows (%llu then %llu mJ)", i, e1, e2);
 }
 
 int main(int argc, char **argv)

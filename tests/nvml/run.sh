@@ -48,6 +48,69 @@ if check "apt-get download libnvidia-ml-dev" fetch_debs "$conf" "$cache/debs" li
 	done < "$LOGS/header.out"
 fi
 
+echo "== the profile's run-time sections, through the clients people watch GPUs with"
+# Debian trixie's python3-pynvml (NVIDIA's bindings), gpustat and nvitop,
+# fetched (not installed) through the same private apt configuration; they
+# are pure Python and run on this machine's python3 (psutil and blessed
+# from deps.sh).
+py() {
+	prof=$1; shift
+	timeout 60 "$nvm" -q exec --profile "$prof" --root "${pyroot:-/run/nvn}" -- env LD_LIBRARY_PATH="$(dirname "$lib")" \
+		PYTHONPATH="$cache/clients/usr/lib/python3/dist-packages" /usr/bin/python3 "$@" 2>&1
+}
+if check "apt-get download python3-pynvml gpustat nvitop" \
+	fetch_debs "$conf" "$cache/debs" python3-pynvml gpustat nvitop; then
+	rm -rf "$cache/clients"
+	for d in python3-pynvml gpustat nvitop; do dpkg-deb -x "$cache"/debs/${d}_*.deb "$cache/clients"; done
+	for p in gb300 h100 t4; do
+		r=$(py profiles/$p.yaml tests/nvml/pynvml_calls.py calls)
+		echo "$r" | grep FAIL
+		check_has "$p: every call nvitop and gpustat make answers (pynvml)" "calls on" "$r"
+		check_lacks "$p: and none fails" "FAIL" "$r"
+	done
+	check_has "h100: 700 W cap, no fan (N/A, as a real SXM GPU)" "W/700W" "$(py profiles/h100.yaml tests/nvml/pynvml_calls.py calls)"
+	r=$(py profiles/gb300.yaml "$cache/clients/usr/bin/gpustat" --no-color)
+	echo "$r"
+	check_eq "gpustat: a line per GPU with a temperature" 4 "$(echo "$r" | grep -c '°C')"
+	check_lacks "gpustat: no ??" "??" "$r"
+	r=$(py profiles/gb300.yaml "$cache/clients/usr/bin/nvitop" -1)
+	echo "$r" | head -n 12
+	check_has "nvitop -1: power draw and cap" "W / 1400W" "$r"
+	check_lacks "nvitop -1: no traceback" "Traceback" "$r"
+	check_lacks "nvitop -1: no NVML error" "ERROR" "$r"
+	# Two processes reading at the same second see the same values (each
+	# in a target of its own agent, on one profile).
+	pyroot=/run/nvo py profiles/gb300.yaml tests/nvml/pynvml_calls.py sample 4 > "$LOGS/sample1" &
+	s1=$!
+	py profiles/gb300.yaml tests/nvml/pynvml_calls.py sample 4 > "$LOGS/sample2"
+	wait $s1
+	same=$(join "$LOGS/sample1" "$LOGS/sample2" | awk '$2==$6 && $3==$7 && $4==$8 {n++} END {print n+0}')
+	both=$(join "$LOGS/sample1" "$LOGS/sample2" | wc -l)
+	check "two processes at the same seconds ($both in common) read the same values" \
+		test "$both" -gt 0 -a "$same" = "$both"
+	check_eq "energy only grows" "$(awk '{print $5}' "$LOGS/sample1" | sort -n | tr '\n' ' ')" \
+		"$(awk '{print $5}' "$LOGS/sample1" | tr '\n' ' ')"
+	check "and grows" test "$(awk 'NR==1{a=$5} END{print ($5>a)}' "$LOGS/sample1")" = 1
+	# Mokka's processes section, on GPU 0 only (a device's own entry wins).
+	sed '/minor_number: 0$/a\    processes: [{pid: 4242, type: C, name: "python3 train.py", used_memory_mib: 20480}]' \
+		profiles/h100.yaml > "$LOGS/procs.yaml"
+	r=$(py "$LOGS/procs.yaml" tests/nvml/pynvml_calls.py procs)
+	check_has "the profile's process on GPU 0, with its name and memory" \
+		"gpu 0: 4242 python3 train.py 20480; used 20992 MiB" "$r"
+	check_has "none on GPU 1" "gpu 1: none; used 512 MiB" "$r"
+fi
+
+echo "== bad run-time sections"
+sed 's/    graphics_max: 1980/    graphics_mhz: 1980/' profiles/h100.yaml > "$LOGS/bad1.yaml"
+r=$("$nvm" render --profile "$LOGS/bad1.yaml" --root /run/nvn 2>&1); rc=$?
+check_eq "an unknown key: status 2" 2 $rc
+check_has "with file, line and key" "bad1.yaml:$(grep -n graphics_mhz "$LOGS/bad1.yaml" | cut -d: -f1):5: device_defaults.clocks: unknown key \"graphics_mhz\"" "$r"
+check "and nothing rendered" test ! -e /run/nvn
+sed 's/  performance_state: P0/  performance_state: P99/' profiles/h100.yaml > "$LOGS/bad2.yaml"
+r=$("$nvm" render --profile "$LOGS/bad2.yaml" --root /run/nvn 2>&1); rc=$?
+check_eq "a performance state that does not exist: status 2" 2 $rc
+check_has "and says what is allowed" 'device_defaults.performance_state: "P99": expected P0 to P15' "$r"
+
 echo "== outside the targets"
 r=$(timeout 30 "$in_cgroup" "$O" "$check_nvml" "$lib" --outside)
 check_eq "nvmlInit gives DRIVER_NOT_LOADED outside" "3 passed, 0 failed" "$(echo "$r" | tail -1)"

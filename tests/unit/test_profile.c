@@ -187,6 +187,14 @@ static const struct bad_case bad[] = {
 	  "  - {index: 2, minor_number: 2, pci: {bus_id: \"0000:03:00.0\"}}\n"
 	  "nvlink: {version: 4, links_per_gpu: 4, peers: [{gpus: [0, 1], links: 3}, {gpus: [0, 2], links: 2}]}\n",
 	  "nvlink.peers: GPU 0 has 5 peer links, more than links_per_gpu (4)" },
+	{ "telemetry: unknown key", SYS "device_defaults: {name: X, pci: {device_id: 0x233010DE}, clocks: {graphics_mhz: 1980}}\ndevices:\n" DEV("0", "0000:01:00.0"),
+	  "bad.yaml:2:67: device_defaults.clocks: unknown key \"graphics_mhz\"" },
+	{ "telemetry: temperature out of range", SYS "device_defaults: {name: X, pci: {device_id: 0x233010DE}, thermal: {temperature_gpu_c: 900}}\ndevices:\n" DEV("0", "0000:01:00.0"),
+	  "device_defaults.thermal.temperature_gpu_c" },
+	{ "telemetry: bad utilization pattern", SYS "device_defaults: {name: X, pci: {device_id: 0x233010DE}, dynamic_metrics: {utilization: {pattern: wavy}}}\ndevices:\n" DEV("0", "0000:01:00.0"),
+	  "device_defaults.dynamic_metrics.utilization.pattern: \"wavy\": expected steady, idle, busy, burst" },
+	{ "telemetry: a process without pid", SYS "device_defaults: {name: X, pci: {device_id: 0x233010DE}, processes: [{name: x}]}\ndevices:\n" DEV("0", "0000:01:00.0"),
+	  "device_defaults.processes[0]: pid: missing (required)" },
 	{ "num_devices too large", "system: {driver_version: \"570.1\", num_devices: 3}\n" DEF "devices:\n" DEV("0", "0000:01:00.0"),
 	  "system.num_devices: 3, but only 1 devices are listed" },
 };
@@ -207,6 +215,52 @@ static void each_bad_input_names_file_line_and_key(void **state)
 			fail_msg("case \"%s\": want error containing\n  %s\ngot (%d)\n  %s", bad[i].what,
 				 bad[i].error, r, err);
 	}
+}
+
+/* The run-time sections: a device's own block wins whole over the
+ * defaults'; dynamic_metrics become moving ranges. */
+static void telemetry_sections_and_overrides(void **state)
+{
+	static const char y[] =
+		"system: {driver_version: \"550.163.01\"}\n"
+		"device_defaults:\n"
+		"  name: X\n"
+		"  pci: {device_id: 0x233010DE}\n"
+		"  clocks: {graphics_current: 345, graphics_max: 1980, memory_max: 2619}\n"
+		"  power: {enforced_limit_mw: 700000, min_limit_mw: 200000, max_limit_mw: 700000, current_draw_mw: 95000}\n"
+		"  thermal: {temperature_gpu_c: 34, shutdown_threshold_c: 92}\n"
+		"  dynamic_metrics:\n"
+		"    temperature: {base_c: 90, variance_c: 2, ramp_c: 10}\n"
+		"    utilization: {pattern: busy, gpu_min: 10, gpu_max: 50}\n"
+		"  performance_state: P8\n"
+		"  processes: []\n"
+		"devices:\n"
+		"  - {index: 0, minor_number: 0, pci: {bus_id: \"0000:01:00.0\"},\n"
+		"     processes: [{pid: 7, type: G, name: Xorg, used_memory_mib: 3}]}\n"
+		"  - {index: 1, minor_number: 1, pci: {bus_id: \"0000:02:00.0\"}, clocks: {graphics_max: 1500}}\n";
+	static struct nvm_model m;
+	const struct nvm_telemetry *t0 = &m.gpus[0].tel, *t1 = &m.gpus[1].tel;
+
+	(void)state;
+	assert_int_equal(profile_parse("t.yaml", y, sizeof(y) - 1, 0, &m), 0);
+	assert_true(t0->present);
+	assert_int_equal(t0->clk_max[0], 1980);
+	assert_int_equal(t0->clk_cur[0], 345);
+	assert_int_equal(t1->clk_max[0], 1500); /* its own block, whole: */
+	assert_int_equal(t1->clk_cur[0], 0);
+	assert_int_equal(t0->power_limit, 700000);
+	assert_true(t0->power.set && t0->power.lo == 95000 && t0->power.hi == 95000);
+	/* 88..102, capped at the shutdown threshold */
+	assert_true(t0->temp_gpu.lo == 88 && t0->temp_gpu.hi == 92);
+	/* busy: the top quarter of 10..50 */
+	assert_true(t0->util_gpu.lo == 40 && t0->util_gpu.hi == 50);
+	assert_int_equal(t0->pstate, 8);
+	assert_int_equal(t0->nprocs, 1);
+	assert_int_equal(t0->procs[0].pid, 7);
+	assert_int_equal(t0->procs[0].type, 'g');
+	assert_string_equal(t0->procs[0].name, "Xorg");
+	assert_int_equal(t0->memory_used, 3 << 20);
+	assert_int_equal(t1->nprocs, 0);
 }
 
 /* Links to peers count on both GPUs; a peer the cut leaves out is dropped;
@@ -279,6 +333,7 @@ int main(void)
 		cmocka_unit_test(num_devices_and_gpus_cut_the_list),
 		cmocka_unit_test(each_bad_input_names_file_line_and_key),
 		cmocka_unit_test(nvlink_peers_and_switches),
+		cmocka_unit_test(telemetry_sections_and_overrides),
 		cmocka_unit_test(more_than_64_gpus_is_refused),
 		cmocka_unit_test(files_over_1_mib_are_refused),
 	};
