@@ -389,6 +389,40 @@ nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, uns
 							nvmlProcessInfo_t *infos);
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
 
+typedef struct {
+	unsigned int version, domain, bus, device, pciDeviceId, pciSubSystemId, baseClass, subClass;
+	char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfoExt_v1_t;
+typedef nvmlPciInfoExt_v1_t nvmlPciInfoExt_t;
+#define nvmlPciInfoExt_v1 ((unsigned int)(sizeof(nvmlPciInfoExt_v1_t) | (1u << 24)))
+
+typedef enum {
+	NVML_GPU_VIRTUALIZATION_MODE_NONE = 0,
+	NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH = 1,
+	NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2,
+	NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU = 3,
+	NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA = 4
+} nvmlGpuVirtualizationMode_t;
+
+nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci);
+nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version);
+nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length);
+nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId);
+nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool);
+nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId);
+nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization,
+					 unsigned int *samplingPeriodUs);
+nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization,
+					 unsigned int *samplingPeriodUs);
+nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize);
+nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode);
+nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled,
+						   nvmlEnableState_t *defaultIsEnabled);
+
+/* Not in NVIDIA's header: the internal export table nvidia-smi asks for
+ * (nvml/export_table.c). */
+nvmlReturn_t nvmlInternalGetExportTable(const void **ppExportTable, const void *pExportTableId);
+
 #ifdef __cplusplus
 }
 #endif

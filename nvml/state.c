@@ -14,6 +14,8 @@ API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 		return NVML_ERROR_NOT_SUPPORTED;
 	m->total = d->mem_total;
 	m->used = d->mem_reserved + d->tel.mem_used;
+	if (m->used > m->total) /* a profile whose processes hold more than there is */
+		m->used = m->total;
 	m->free = d->mem_total - m->used;
 	return NVML_SUCCESS;
 }
@@ -29,8 +31,9 @@ API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
 		return NVML_ERROR_NOT_SUPPORTED;
 	m->total = d->mem_total;
 	m->reserved = d->mem_reserved;
-	m->used = d->tel.mem_used;
-	m->free = d->mem_total - d->mem_reserved - d->tel.mem_used;
+	m->used = d->tel.mem_used < d->mem_total - d->mem_reserved ? d->tel.mem_used
+								    : d->mem_total - d->mem_reserved;
+	m->free = d->mem_total - d->mem_reserved - m->used;
 	return NVML_SUCCESS;
 }
 

@@ -100,6 +100,43 @@ if check "apt-get download python3-pynvml gpustat nvitop" \
 	check_has "none on GPU 1" "gpu 1: none; used 512 MiB" "$r"
 fi
 
+echo "== NVIDIA's nvidia-smi (Debian trixie non-free 550.163.01, fetched, not installed) on nvmirage's NVML"
+if check "apt-get download nvidia-smi" fetch_debs "$conf" "$cache/debs" nvidia-smi; then
+	rm -rf "$cache/nvidia-smi"
+	dpkg-deb -x "$cache"/debs/nvidia-smi_*.deb "$cache/nvidia-smi"
+	smi_bin=$cache/nvidia-smi/usr/lib/nvidia/current/nvidia-smi
+	nsmi() {
+		prof=$1; shift
+		timeout 60 "$nvm" -q exec --profile "$prof" --root /run/nvn -- \
+			env LD_LIBRARY_PATH="$(dirname "$lib")" "$smi_bin" "$@" 2>&1
+	}
+	r=$(nsmi gb300 -L)
+	check_eq "nvidia-smi -L: what nvmirage smi -L prints, byte for byte" "$(cat tests/nvml/gb300-L.txt)" "$r"
+	r=$(nsmi gb300 --query-gpu=index,name,uuid,pci.bus_id,memory.total,driver_version --format=csv)
+	check_eq "nvidia-smi --query-gpu: the same as nvmirage smi" "$(cat tests/nvml/gb300-query.csv)" "$r"
+	r=$(nsmi gb300); rc=$?
+	echo "$r" | head -n 12
+	check_eq "nvidia-smi (its table) exits 0" 0 $rc
+	check_has "with its own version and the profile's driver (570, another major)" \
+		"NVIDIA-SMI 550.163.01             Driver Version: 570.124.06     CUDA Version: 12.8" "$r"
+	check_eq "a row per GPU" 4 "$(echo "$r" | grep -c 'NVIDIA GB300 NVL')"
+	check_has "power draw against the 1400 W cap" "W / 1400W" "$r"
+	check_has "the processes box" "No running processes found" "$r"
+	r=$(nsmi h100 --query-gpu=temperature.gpu,power.draw,power.limit,clocks.sm,clocks.max.mem,utilization.gpu,pstate,pcie.link.gen.current --format=csv,noheader)
+	echo "$r" | head -n 2
+	check_eq "--query-gpu of run-time fields: a line per GPU" 8 "$(echo "$r" | grep -c ', 700.00 W, 345 MHz, 2619 MHz, .* %, P0, 5$')"
+	r=$(nsmi h100 -q); rc=$?
+	check_eq "nvidia-smi -q exits 0" 0 $rc
+	check_eq "a section per GPU" 8 "$(echo "$r" | grep -c 'Product Name  *: NVIDIA H100 80GB HBM3')"
+	check_has "with the profile's clocks" "$(printf '    Max Clocks\n        Graphics                          : 1980 MHz\n        SM                                : 1980 MHz\n        Memory                            : 2619 MHz')" "$r"
+	nsmi gb300 -q -x > "$LOGS/qx.xml"
+	check_eq "nvidia-smi -q -x is valid XML, a gpu element per GPU" 4 \
+		"$(/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; print(len(E.parse(sys.argv[1]).findall("gpu")))' "$LOGS/qx.xml" 2>&1)"
+	r=$(nsmi gb300 topo -m); rc=$?
+	check_eq "nvidia-smi topo -m exits 0" 0 $rc
+	check_has "and draws the matrix" "GPU0	 X" "$r"
+fi
+
 echo "== bad run-time sections"
 sed 's/    graphics_max: 1980/    graphics_mhz: 1980/' profiles/h100.yaml > "$LOGS/bad1.yaml"
 r=$("$nvm" render --profile "$LOGS/bad1.yaml" --root /run/nvn 2>&1); rc=$?
