@@ -81,8 +81,11 @@ API nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t d, nvmlEnableStat
 	return NVML_SUCCESS;
 }
 
-/* One of the power limits, in mW. */
-static nvmlReturn_t power_limit(nvmlDevice_t d, unsigned v, unsigned int *out)
+#define TEL(d, field) ((d) && (d)->tel.present ? (d)->tel.field : 0)
+
+/* A fixed value of the profile's (a power limit, a PCIe link's); 0 is
+ * one the profile does not give. */
+static nvmlReturn_t fixed_value(nvmlDevice_t d, unsigned v, unsigned int *out)
 {
 	NEED_DEV(d);
 	if (!out)
@@ -96,17 +99,17 @@ static nvmlReturn_t power_limit(nvmlDevice_t d, unsigned v, unsigned int *out)
 
 API nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int *mw)
 {
-	return power_limit(d, d && d->tel.present ? d->tel.power_limit : 0, mw);
+	return fixed_value(d, TEL(d, power_limit), mw);
 }
 
 API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *mw)
 {
-	return power_limit(d, d && d->tel.present ? d->tel.power_limit : 0, mw);
+	return fixed_value(d, TEL(d, power_limit), mw);
 }
 
 API nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned int *mw)
 {
-	return power_limit(d, d && d->tel.present ? d->tel.power_default : 0, mw);
+	return fixed_value(d, TEL(d, power_default), mw);
 }
 
 API nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t d, unsigned int *lo,
@@ -231,43 +234,29 @@ API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, nvmlPcieUtilCounter
 	return NVML_SUCCESS;
 }
 
-static nvmlReturn_t link_value(nvmlDevice_t d, unsigned v, unsigned int *out)
-{
-	NEED_DEV(d);
-	if (!out)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NEED_TEL(d);
-	if (!v)
-		return NVML_ERROR_NOT_SUPPORTED;
-	*out = v;
-	return NVML_SUCCESS;
-}
-
-#define TEL(d, field) ((d) && (d)->tel.present ? (d)->tel.field : 0)
-
 API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *g)
 {
-	return link_value(d, TEL(d, pcie_gen), g);
+	return fixed_value(d, TEL(d, pcie_gen), g);
 }
 
 API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *g)
 {
-	return link_value(d, TEL(d, pcie_gen_max), g);
+	return fixed_value(d, TEL(d, pcie_gen_max), g);
 }
 
 API nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *g)
 {
-	return link_value(d, TEL(d, pcie_gen_max), g);
+	return fixed_value(d, TEL(d, pcie_gen_max), g);
 }
 
 API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *w)
 {
-	return link_value(d, TEL(d, pcie_width), w);
+	return fixed_value(d, TEL(d, pcie_width), w);
 }
 
 API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *w)
 {
-	return link_value(d, TEL(d, pcie_width_max), w);
+	return fixed_value(d, TEL(d, pcie_width_max), w);
 }
 
 API nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t d, unsigned int *n)
