@@ -14,9 +14,9 @@
 #include "internal.h"
 
 /* The profile's processes of the GPU: "process=PID USED_BYTES TYPE NAME"
- * lines of its extras file (TYPE c: compute, g: graphics). */
-static unsigned profile_procs(const struct nvmlDevice_st *dev, bool graphics,
-			      struct nvm_proc *out, unsigned max)
+ * lines of its telemetry file (TYPE c: compute, g: graphics). */
+unsigned nvml_gpu_processes(const struct nvmlDevice_st *dev, bool graphics,
+			    struct nvm_proc *out, unsigned max)
 {
 	const char *p = dev->procs_text;
 	unsigned n = 0;
@@ -38,12 +38,6 @@ static unsigned profile_procs(const struct nvmlDevice_st *dev, bool graphics,
 			p++;
 	}
 	return n;
-}
-
-unsigned nvml_gpu_processes(const struct nvmlDevice_st *dev, bool graphics,
-			    struct nvm_proc *out, unsigned max)
-{
-	return profile_procs(dev, graphics, out, max);
 }
 
 /* The name NVML gives a process: its command's path (argv[0]), else its
