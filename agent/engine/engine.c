@@ -105,6 +105,22 @@ static int start_keeper(struct engine *e)
 	return keeper_start(&e->keeper, &w);
 }
 
+/* The in-kernel rewrite needs no agent: its programs are held by the
+ * keeper too, so that a killed agent changes nothing until the keeper lets
+ * them go in order (see keeper_hold). The assisted rewrite's programs
+ * need the agent, and the keeper puts back all it wrote. */
+_Static_assert(NVM_ENTRY_LINKS <= NVM_KEEPER_LINKS, "the keeper holds every entry link");
+
+static int hand_links_to_keeper(struct engine *e)
+{
+	int fds[NVM_ENTRY_LINKS];
+
+	if (!e->opts.in_kernel)
+		return 0;
+	return keeper_hold(&e->keeper, fds, entry_fds(&e->entry, false, fds), false) ||
+	       keeper_hold(&e->keeper, fds, entry_fds(&e->entry, true, fds), true);
+}
+
 static int on_note(void *ctx, void *data, size_t len)
 {
 	struct engine *e = ctx;
@@ -196,7 +212,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	/* The exit programs are attached first, and stay until the end:
 	 * attaching one while a task waits in an entry program would wait
 	 * for that task's RCU read section, i.e. past its deadline. */
-	if (entry_attach(e->skel->obj, &e->entry))
+	if (entry_attach(e->skel->obj, &e->entry) || hand_links_to_keeper(e))
 		goto fail;
 	/* Only wakes the agent: a refusal costs that head start, nothing else. */
 	e->skel->links.nvm_exec = bpf_program__attach(e->skel->progs.nvm_exec);
@@ -295,8 +311,10 @@ void engine_stop(struct engine *e)
 	/* Detach while the service still answers: destroying a link waits for
 	 * the programs running on it, which may be waiting for an answer.
 	 * Entry first (no new patches), exit last (the ones in flight are
-	 * restored), then the service; the janitor restores anything left. */
+	 * restored; the keeper lets go of its hold on both first), then the
+	 * service; the janitor restores anything left. */
 	if (e->skel) {
+		keeper_let_go(&e->keeper);
 		entry_detach_enter(&e->entry);
 		bpf_link__destroy(e->skel->links.nvm_fork);
 		e->skel->links.nvm_fork = NULL;

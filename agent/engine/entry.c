@@ -107,3 +107,12 @@ void entry_detach_exit(struct entry_links *l)
 {
 	detach(l->exit, &l->n_exit);
 }
+
+unsigned entry_fds(const struct entry_links *l, bool enter, int *fds)
+{
+	unsigned n = enter ? l->n_enter : l->n_exit;
+
+	for (unsigned i = 0; i < n; i++)
+		fds[i] = bpf_link__fd(enter ? l->enter[i] : l->exit[i]);
+	return n;
+}

@@ -27,5 +27,8 @@ int entry_attach(struct bpf_object *obj, struct entry_links *l);
  * in flight are restored. */
 void entry_detach_enter(struct entry_links *l);
 void entry_detach_exit(struct entry_links *l);
+/* One side's link fds (enter: the entry side), into fds (NVM_ENTRY_LINKS
+ * of room); returns how many. */
+unsigned entry_fds(const struct entry_links *l, bool enter, int *fds);
 
 #endif

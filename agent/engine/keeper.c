@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +31,15 @@
  * keeper hears of the end before the agent's links are released, which
  * can take seconds (above), not after. */
 #define KEEPER_FD_MIN (NVM_FD_TABLE_MIN - 24)
+
+/* The agent's words to the keeper: one byte each. */
+#define KEEPER_HOLD_ENTER 'e' /* with fds: entry links, to hold */
+#define KEEPER_HOLD_EXIT  'x' /* with fds: exit links, to hold */
+#define KEEPER_LET_GO     'l' /* close the held links */
+#define KEEPER_QUIT   'q' /* a clean stop: nothing to put back */
+/* The keeper answers each but the last with the same byte, once done. */
+/* The keeper answers at once; past this the agent stops without. */
+#define KEEPER_ANSWER_MS 5000
 
 /* Writes orig back over the span bytes at addr in the image mm of tgid
  * (through tid, or its process if that thread is gone), if they still are
@@ -92,15 +103,66 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
+/* The links the agent handed over (the in-kernel rewrite's entry and exit
+ * programs): after the agent's end the keeper lets the entry side go
+ * first, and the exit side once every patch is back. */
+struct held {
+	int fd[NVM_KEEPER_LINKS];
+	uint32_t prog_id[NVM_KEEPER_LINKS]; /* 0: not a link (the unit tests') */
+	bool enter[NVM_KEEPER_LINKS];
+	unsigned n;
+};
+
+static void hold(struct held *h, int fd, bool enter)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (h->n == NVM_KEEPER_LINKS) {
+		close(fd);
+		return;
+	}
+	h->prog_id[h->n] = bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.prog_id;
+	h->enter[h->n] = enter;
+	h->fd[h->n++] = fd;
+}
+
+/* Closes the held links: every one, or only the entry side's. */
+static void let_go(struct held *h, bool only_enter)
+{
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < h->n; i++) {
+		if (only_enter && !h->enter[i]) {
+			h->fd[kept] = h->fd[i];
+			h->prog_id[kept] = h->prog_id[i];
+			h->enter[kept++] = false;
+		} else {
+			close(h->fd[i]);
+		}
+	}
+	h->n = kept;
+}
+
+static bool is_held(const struct held *h, uint32_t prog_id)
+{
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->prog_id[i] == prog_id)
+			return true;
+	return false;
+}
+
 /* Waits until none of the agent's programs exists any more (a program
- * goes once its links are released), for at most limit_ns. */
-static void wait_programs_gone(const struct keeper_watch *w, uint64_t limit_ns)
+ * goes once its links are released), for at most limit_ns; the ones the
+ * keeper holds links of are not waited for. */
+static void wait_programs_gone(const struct keeper_watch *w, const struct held *h,
+			       uint64_t limit_ns)
 {
 	for (uint64_t waited = 0; waited < limit_ns; waited += 10000000) {
 		unsigned alive = 0;
 
 		for (unsigned i = 0; i < w->nprogs; i++) {
-			int fd = bpf_prog_get_fd_by_id(w->prog_ids[i]);
+			int fd = is_held(h, w->prog_ids[i]) ? -1 : bpf_prog_get_fd_by_id(w->prog_ids[i]);
 
 			if (fd >= 0) {
 				close(fd);
@@ -145,15 +207,51 @@ static void close_others(const int *keep, unsigned n)
 	}
 }
 
+/* One word from the agent, with the fds it sends along (held, on the
+ * side the word names). Returns
+ * the word, or 0 at the agent's end (end of file, or an error other than
+ * an interruption: the agent is gone either way). */
+static char next_word(int rfd, struct held *h)
+{
+	union {
+		char buf[CMSG_SPACE(NVM_KEEPER_LINKS * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	ssize_t got;
+
+	do
+		got = recvmsg(rfd, &m, MSG_CMSG_CLOEXEC);
+	while (got < 0 && errno == EINTR);
+	if (got != 1)
+		return 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (c == KEEPER_HOLD_ENTER || c == KEEPER_HOLD_EXIT)
+				hold(h, fd, c == KEEPER_HOLD_ENTER);
+			else
+				close(fd);
+		}
+	}
+	return c;
+}
+
 static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_watch *w)
 {
 	struct sigaction ignore = { .sa_handler = SIG_IGN };
 	int keep[] = { rfd, w->patches_fd, w->root_lock_fd };
+	struct held h = { .n = 0 };
 	struct memio *mem;
 	unsigned n;
-	ssize_t got;
 	char c;
-
 
 	close_others(keep, 3);
 	/* A Ctrl-C reaches the whole process group: the agent stops cleanly
@@ -162,23 +260,34 @@ static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_w
 	sigaction(SIGTERM, &ignore, NULL);
 	sigaction(SIGHUP, &ignore, NULL);
 	prctl(PR_SET_NAME, "nvmirage-keep");
-	do
-		got = read(rfd, &c, 1);
-	while (got < 0 && errno == EINTR);
-	if (got == 1)
-		_exit(0);
-	/* The agent is gone: it writes no more patches. Its programs detach
-	 * as its files close; until then an entry program may still write
-	 * one in the kernel, and a task inside one goes on at its deadline:
-	 * look now, and again once the programs are gone and every wait has
-	 * ended. */
+	while ((c = next_word(rfd, &h)) != 0) {
+		if (c == KEEPER_QUIT)
+			_exit(0);
+		if (c == KEEPER_LET_GO)
+			let_go(&h, false);
+		if (send(rfd, &c, 1, MSG_NOSIGNAL) != 1) /* the answer */
+			break;
+	}
+	/* The agent is gone: it writes no more patches. The in-kernel
+	 * rewrite's programs are still attached by the links held here (the
+	 * agent's own went with it): nothing about them changed with the
+	 * agent's end, so a syscall whose path an entry program rewrote puts
+	 * its bytes back itself as it returns. Now the entry side goes (no
+	 * new patches; an fentry program's trampoline is replaced, and a
+	 * syscall still inside the old one returns past its fexit program:
+	 * the kernel's rule). Look at once for what stands rewritten (those,
+	 * and the syscalls still blocked), and again once the agent's other
+	 * programs are gone and every wait in them has ended; then the exit
+	 * side goes. */
+	let_go(&h, true);
 	mem = memio_new();
 	if (!mem)
 		_exit(1);
 	n = sweep(mem, w->book, w->patches_fd);
-	wait_programs_gone(w, PROGRAMS_GONE_MAX_NS);
+	wait_programs_gone(w, &h, PROGRAMS_GONE_MAX_NS);
 	sleep_ns(w->settle_ns);
 	n += sweep(mem, w->book, w->patches_fd);
+	let_go(&h, false);
 	if (n)
 		nvm_warn("the agent ended without stopping: put back the original bytes of %u "
 			 "rewritten path%s it left", n, n == 1 ? "" : "s");
@@ -215,11 +324,65 @@ int keeper_start(struct keeper *k, const struct keeper_watch *w)
 	return 0;
 }
 
+/* Sends word c (with fds, if n) and waits for the keeper's answer. */
+static int tell(struct keeper *k, char c, const int *fds, unsigned n)
+{
+	union {
+		char buf[CMSG_SPACE(NVM_KEEPER_LINKS * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct pollfd p = { .fd = k->fd, .events = POLLIN };
+	char answer;
+
+	if (n) {
+		struct cmsghdr *cm;
+
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+	}
+	if (sendmsg(k->fd, &m, MSG_NOSIGNAL) != 1)
+		return -1;
+	errno = ETIMEDOUT;
+	if (poll(&p, 1, KEEPER_ANSWER_MS) != 1 || recv(k->fd, &answer, 1, 0) != 1)
+		return -1;
+	return answer == c ? 0 : (errno = EPROTO, -1);
+}
+
+int keeper_hold(struct keeper *k, const int *fds, unsigned n, bool enter)
+{
+	const char *side = enter ? "entry" : "exit";
+
+	if (!k->pid || n == 0)
+		return 0;
+	if (n > NVM_KEEPER_LINKS)
+		return nvm_err_r(-1, "keeper: %u links to hold, at most %d", n, NVM_KEEPER_LINKS);
+	if (tell(k, enter ? KEEPER_HOLD_ENTER : KEEPER_HOLD_EXIT, fds, n))
+		return nvm_err_r(-1, "keeper: hand over the %s links: %s", side, strerror(errno));
+	return 0;
+}
+
+void keeper_let_go(struct keeper *k)
+{
+	if (k->pid && tell(k, KEEPER_LET_GO, NULL, 0))
+		nvm_warn("keeper: let go of the links: %s (they go when it does)",
+			 strerror(errno));
+}
+
 void keeper_stop(struct keeper *k)
 {
+	char c = KEEPER_QUIT;
+
 	if (!k->pid)
 		return;
-	if (send(k->fd, "q", 1, MSG_NOSIGNAL) != 1)
+	if (send(k->fd, &c, 1, MSG_NOSIGNAL) != 1)
 		nvm_warn("keeper: %s (it is gone, or will look for patches left in place)",
 			 strerror(errno));
 	close(k->fd);

@@ -13,6 +13,7 @@
 #ifndef NVM_KEEPER_H
 #define NVM_KEEPER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,6 +25,7 @@ struct keeper {
 };
 
 #define NVM_KEEPER_PROGS 128
+#define NVM_KEEPER_LINKS 32
 
 /* What the keeper looks after. */
 struct keeper_watch {
@@ -45,6 +47,17 @@ struct keeper_watch {
 
 /* Forks the keeper. Call while the process has one thread. */
 int keeper_start(struct keeper *k, const struct keeper_watch *w);
+/* Hands the keeper links (their fds; the caller keeps its own) to hold,
+ * of the entry side (enter) or the exit side: the in-kernel rewrite's
+ * programs. When the agent is killed, the kernel releases its links one
+ * after the other, and a syscall whose path an entry program rewrote just
+ * before would meet no exit program to put the bytes back. Held here, the
+ * programs stay as they were until the keeper lets the entry side go
+ * and, once every patch is back, the exit side. */
+int keeper_hold(struct keeper *k, const int *fds, unsigned n, bool enter);
+/* The keeper closes every link it holds, and answers once it has: before
+ * a clean stop detaches the programs. */
+void keeper_let_go(struct keeper *k);
 /* A clean stop: every patch is back; the keeper exits and is reaped. */
 void keeper_stop(struct keeper *k);
 

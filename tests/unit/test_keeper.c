@@ -1,5 +1,7 @@
 #include "unit.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -121,6 +123,74 @@ static void stops_cleanly_when_the_keeper_is_gone(void **state)
 	book_free_shared(b);
 }
 
+/* The links handed over stay open in the keeper until it is told to let
+ * go (a clean stop). A pipe's write end stands for a link: its read end
+ * sees end of file once no process holds it. */
+static bool held_open(int rd)
+{
+	char c;
+
+	fcntl(rd, F_SETFL, O_NONBLOCK);
+	return read(rd, &c, 1) < 0 && errno == EAGAIN;
+}
+
+static void holds_the_links_until_told(void **state)
+{
+	struct patchbook *b = book_new_shared();
+	struct keeper k;
+	int in[2], out[2];
+
+	(void)state;
+	assert_non_null(b);
+	start(&k, b);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	/* answered: the keeper has them */
+	assert_int_equal(keeper_hold(&k, &in[1], 1, true), 0);
+	assert_int_equal(keeper_hold(&k, &out[1], 1, false), 0);
+	close(in[1]);
+	close(out[1]);
+	assert_true(held_open(in[0]));
+	assert_true(held_open(out[0]));
+	keeper_let_go(&k); /* answered once the keeper has closed them */
+	assert_false(held_open(in[0])); /* end of file: nobody holds it */
+	assert_false(held_open(out[0]));
+	close(in[0]);
+	close(out[0]);
+	keeper_stop(&k);
+	book_free_shared(b);
+}
+
+/* After the agent's end the exit side is let go last: once the bytes are
+ * back, and after the entry side. */
+static void lets_the_exit_side_go_after_the_bytes_are_back(void **state)
+{
+	struct patchbook *b = book_new_shared();
+	struct keeper k;
+	int in[2], out[2];
+	char c;
+
+	(void)state;
+	assert_non_null(b);
+	memcpy(path_a, repl, SPAN);
+	book_here(b, path_a, true);
+	start(&k, b);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(keeper_hold(&k, &in[1], 1, true), 0);
+	assert_int_equal(keeper_hold(&k, &out[1], 1, false), 0);
+	close(in[1]);
+	close(out[1]);
+	close(k.fd); /* the agent's end */
+	assert_int_equal(read(out[0], &c, 1), 0); /* blocks until let go */
+	assert_memory_equal(path_a, orig, SPAN);
+	assert_false(held_open(in[0]));
+	assert_int_equal(waitpid(k.pid, NULL, 0), k.pid);
+	close(in[0]);
+	close(out[0]);
+	book_free_shared(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +198,8 @@ int main(void)
 		cmocka_unit_test(leaves_bytes_the_process_changed),
 		cmocka_unit_test(a_clean_stop_writes_nothing),
 		cmocka_unit_test(stops_cleanly_when_the_keeper_is_gone),
+		cmocka_unit_test(holds_the_links_until_told),
+		cmocka_unit_test(lets_the_exit_side_go_after_the_bytes_are_back),
 	};
 
 	return cmocka_run_group_tests_name("keeper", tests, NULL, NULL);

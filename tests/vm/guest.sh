@@ -73,7 +73,8 @@ suite() {
 	r=$(in_cgroup "$T" /reader literal)
 	check_has "$name: target lists the profile's 4 GPUs" "gpus=4" "$r"
 	check_has "$name: target reads the profile's driver version" "version=NVRM version: NVIDIA UNIX" "$r"
-	check_has "$name: target: literals intact" "literals_intact=yes" "$r"
+	check_has "$name: target: literals intact" "literals_intact=yes" "$r" ||
+		/nvmirage status --root /run/nvm 2>&1 | sed "s/^/note: $name: status: /"
 	ik1=$(stat_of ik_rewritten) f1=$(stat_of ik_write_faults)
 	if [ "$want" = in-kernel ]; then
 		# String literals sit in a read-only page: the kernel's write
@@ -113,13 +114,18 @@ suite() {
 		ik0=$(stat_of ik_rewritten)
 		r=$(in_cgroup "$T" /reader threads 4 50 $arg)
 		check_has "$name: 4 threads x 50 opens ($where): paths intact" "good=" "$r"
+		check_late "$name: threads ($where)" "$r" "$(cat /tmp/agent.log)"
 		r=$(in_cgroup "$T" /reader tree 10 $arg)
-		check_has "$name: threads, forks, exec ($where): none broken" "tree_broken=0" "$r"
+		check_has "$name: threads, forks, exec ($where): none broken" "tree_broken=0" "$r" ||
+			echo "$r" | grep -v -E '^(gpu|gpus|version)=' | sed "s/^/note: $name: tree: /"
 		check_has "$name: threads, forks, exec ($where): paths intact in parent and children" "tree_reads=" "$r"
+		check_late "$name: tree ($where)" "$r" "$(cat /tmp/agent.log)"
 		rep0=$(stat_of fork_repairs) unw0=$(stat_of fork_unwaited) room0=$(stat_of room_made)
 		miss0=$(stat_of fork_missed)
 		r=$(in_cgroup "$T" /reader forks 100 $arg)
-		check_has "$name: 100 forks while 2 threads open ($where): parent and every child intact" "forks_broken=0" "$r"
+		check_has "$name: 100 forks while 2 threads open ($where): parent and every child intact" "forks_broken=0" "$r" ||
+			echo "$r" | sed "s/^/note: $name: forks: /"
+		check_late "$name: forks ($where)" "$r" "$(cat /tmp/agent.log)"
 		echo "note: $name: forks ($where): $(($(stat_of fork_repairs) - rep0)) children repaired ($(($(stat_of room_made) - room0)) after other waits gave way, $(($(stat_of fork_unwaited) - unw0)) not waited for, $(($(stat_of fork_missed) - miss0)) missed), $(echo "$r" | sed -n 's/^forks_opens=//p') opens meanwhile"
 		ik1=$(stat_of ik_rewritten)
 		if [ "$want" = in-kernel ] && [ $where = data ]; then
@@ -176,9 +182,40 @@ check_has "and the writable copy's reader counted its reads" "good=" "$(cat /tmp
 r=$(in_cgroup "$T" /reader literal)
 check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
 # The agent killed while a syscall holds a path the kernel rewrote (a stack
-# buffer; the open blocks on a FIFO in the tree until a writer comes): the
-# exit program goes with the agent, and its keeper puts the bytes back from
-# the kernel's record of the patch.
+# buffer; the open blocks on a FIFO in the tree until a writer comes), the
+# syscall returning before the keeper has acted: the keeper holds the
+# in-kernel rewrite's programs (stopped here, so it cannot let them go),
+# the agent's end changes nothing in the kernel, and the syscall's own exit
+# program puts the bytes back as it returns. With the programs gone with
+# the agent, the path would stay rewritten until the keeper's look (on
+# fentry, a syscall inside the trampoline when it is replaced returns past
+# its fexit program).
+start_agent || not_ok "agent ready for the exit-programs check"
+mkfifo /run/nvm/proc/driver/nvidia/nvm-fifo
+in_cgroup "$T" /reader blocked /proc/driver/nvidia/nvm-fifo /tmp/go > /tmp/blocked 2>&1 &
+rb=$!
+for _ in $(seq 1 "$(scaled 50)"); do [ "$(stat_of ik_rewritten)" = 1 ] && break; sleep 0.1; done
+check_eq "agent SIGKILLed while an open holds a rewritten path, its keeper stopped" "1" "$(stat_of ik_rewritten)"
+keeper=$(for p in /proc/[0-9]*; do [ "$(cat "$p/comm" 2>/dev/null)" = nvmirage-keep ] && echo "${p#/proc/}"; done)
+kill -STOP $keeper
+kill -KILL $agent
+wait $agent 2>/dev/null
+echo hello > /run/nvm/proc/driver/nvidia/nvm-fifo
+for _ in $(seq 1 "$(scaled 50)"); do grep -q after_open= /tmp/blocked && break; sleep 0.1; done
+check_has "the open returns with its bytes put back by its exit program" "after_open=intact" "$(cat /tmp/blocked)" ||
+	for p in $(cat "$T/cgroup.procs"); do
+		echo "note: exit-programs check: pid $p $(cat /proc/$p/comm) $(cat /proc/$p/wchan) stack: $(tr '\n' ' ' < /proc/$p/stack)"
+	done
+kill -CONT $keeper
+for _ in $(seq 1 "$(scaled 50)"); do grep -q 'removed its tree' /tmp/agent.log && break; sleep 0.2; done
+check_has "then the keeper lets the exit programs go and removes the tree" "removed its tree at /run/nvm" "$(cat /tmp/agent.log)"
+check_lacks "with nothing left to put back" "put back the original bytes" "$(cat /tmp/agent.log)"
+touch /tmp/go
+wait $rb
+check_has "and the reader's path holds its original bytes" "buffer_intact=yes" "$(cat /tmp/blocked)"
+rm -f /tmp/go
+# The same, the syscall still blocked when the keeper looks: the keeper
+# puts the bytes back from the kernel's record of the patch.
 start_agent || not_ok "agent ready for the keeper check"
 mkfifo /run/nvm/proc/driver/nvidia/nvm-fifo
 in_cgroup "$T" /reader blocked /proc/driver/nvidia/nvm-fifo > /tmp/blocked 2>&1 &
