@@ -56,6 +56,8 @@ static unsigned put_back(struct memio *mem, uint32_t tgid, uint32_t tid, uint64_
 		return 0; /* the process is gone, and its memory with it */
 	r = memio_swap(fd, addr, repl, orig, span);
 	memio_put(mem, fd);
+	if (r == 0)
+		nvm_info("keeper: put back pid %u at 0x%llx", tgid, (unsigned long long)addr);
 	return r == 0;
 }
 
@@ -279,6 +281,7 @@ static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_w
 	 * and the syscalls still blocked), and again once the agent's other
 	 * programs are gone and every wait in them has ended; then the exit
 	 * side goes. */
+	nvm_info("keeper: the agent ended without stopping; letting its entry programs go");
 	let_go(&h, true);
 	mem = memio_new();
 	if (!mem)
@@ -286,7 +289,9 @@ static void __attribute__((noreturn)) keeper_main(int rfd, const struct keeper_w
 	n = sweep(mem, w->book, w->patches_fd);
 	wait_programs_gone(w, &h, PROGRAMS_GONE_MAX_NS);
 	sleep_ns(w->settle_ns);
+	nvm_info("keeper: %u put back at first look; the agent's other programs are gone", n);
 	n += sweep(mem, w->book, w->patches_fd);
+	nvm_info("keeper: looked again; letting the exit programs go");
 	let_go(&h, false);
 	if (n)
 		nvm_warn("the agent ended without stopping: put back the original bytes of %u "

@@ -96,8 +96,9 @@ static void check_literals(const char *who)
 	if (literals_hold())
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	printf("literals_late=%s pid=%d: %s %s %s\n", who, (int)getpid(), gpus_dir, version_path,
-	       version_data);
+	printf("literals_late=%s pid=%d: %s %s %s (at %p %p %p)\n", who, (int)getpid(), gpus_dir,
+	       version_path, version_data, (void *)gpus_dir, (void *)version_path,
+	       (void *)version_data);
 	while (!literals_hold() && ms_since(&t0) < LATE_MAX_MS)
 		usleep(20 * 1000);
 	if (!literals_hold()) {

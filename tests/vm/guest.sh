@@ -48,6 +48,38 @@ start_agent() {
 	return 1
 }
 
+# kill_while_looping NAME: the agent SIGKILLed while two readers loop (a
+# writable copy of the path and a literal): both end with their paths
+# intact; failures come with the readers' and the agent's words.
+kill_while_looping() {
+	start_agent || not_ok "$1: agent ready"
+	in_cgroup "$T" /reader loop 3000 data > /tmp/r1 2>&1 & r1=$!
+	in_cgroup "$T" /reader loop 3000 > /tmp/r2 2>&1 & r2=$!
+	sleep 1
+	kill -KILL $agent
+	wait $agent 2>/dev/null
+	( sleep "$(scaled 10)"; kill -KILL $r1 $r2 2>/dev/null ) & watchdog=$!
+	wait $r1; s1=$?
+	wait $r2; s2=$?
+	kill $watchdog 2>/dev/null
+	if ! check_eq "$1: both finish, intact" "0 0" "$s1 $s2"; then
+		sed 's/^/note: reader: /' /tmp/r1 /tmp/r2
+		grep -E 'keep|put back|deadline|warn' /tmp/agent.log | tail -n 20 | sed 's/^/note: agent: /'
+	fi
+}
+
+# nvm.killstress=N on the kernel command line: only kill_while_looping, N
+# times (to find what a rare failure there depends on).
+stress=$(sed -n 's/.*nvm.killstress=\([0-9]*\).*/\1/p' /proc/cmdline)
+if [ -n "$stress" ]; then
+	for i in $(seq 1 "$stress"); do
+		kill_while_looping "stress $i: agent SIGKILLed while readers loop"
+		for _ in $(seq 1 "$(scaled 50)"); do grep -q 'removed its tree' /tmp/agent.log && break; sleep 0.2; done
+	done
+	summary
+	exit
+fi
+
 # suite NAME STRATEGY ENTRY [RUN-OPTIONS...]: starts the agent, checks it
 # chose STRATEGY and ENTRY, runs the readers in the target and in a
 # sibling, stops it.
@@ -163,21 +195,7 @@ fi
 suite "default" in-kernel $fentry
 # The agent killed while readers loop (in-kernel and through the agent):
 # none hangs, and afterwards the target sees the host's files again.
-start_agent || not_ok "agent ready for the SIGKILL check"
-in_cgroup "$T" /reader loop 3000 data > /tmp/r1 2>&1 & r1=$!
-in_cgroup "$T" /reader loop 3000 > /tmp/r2 2>&1 & r2=$!
-sleep 1
-kill -KILL $agent
-wait $agent 2>/dev/null
-( sleep "$(scaled 10)"; kill -KILL $r1 $r2 2>/dev/null ) & watchdog=$!
-wait $r1; s1=$?
-wait $r2; s2=$?
-kill $watchdog 2>/dev/null
-check_eq "agent SIGKILLed while readers loop: both finish, intact" "0 0" "$s1 $s2"
-if [ "$s1 $s2" != "0 0" ]; then
-	sed 's/^/note: reader: /' /tmp/r1 /tmp/r2
-	grep -E 'keep|put back|deadline' /tmp/agent.log | tail -n 5 | sed 's/^/note: agent: /'
-fi
+kill_while_looping "agent SIGKILLed while readers loop"
 check_has "and the writable copy's reader counted its reads" "good=" "$(cat /tmp/r1)"
 r=$(in_cgroup "$T" /reader literal)
 check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
