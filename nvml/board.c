@@ -36,12 +36,6 @@ API nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t d, char *version)
 	return nvml_copy_str(version, 80, nvml_driver_version);
 }
 
-API nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t d, char *version, unsigned int len)
-{
-	NEED_DEV(d);
-	return NVML_ERROR_NOT_SUPPORTED;
-}
-
 /* Unique per board on the node: its PCI location. */
 API nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t d, unsigned int *id)
 {

@@ -27,12 +27,53 @@ static bool is_ours(const void *p)
 	return p >= (const void *)nvml_devs && p < (const void *)(nvml_devs + nvml_ndev);
 }
 
+/* Slot 213: a GPU's compute processes, (GPU, unsigned *count, entries):
+ * *count comes in as the room (250 seen) and goes out as how many; each
+ * entry 4128 bytes: pid (u32) at 0, memory used (u64, bytes) at 8, GPU
+ * and compute instance (u32, 0xffffffff: none) at 16 and 20, protected
+ * memory (u64) at 24, the name (NUL-terminated) at 32. Mokka's finding on
+ * 580, seen to hold on 550 (nvidia-smi's process box, -q and
+ * --query-compute-apps show the profile's processes with their names). */
+#define PROC_ENTRY 4128
+#define PROC_NAME 4096
+static nvmlReturn_t compute_processes(const struct nvmlDevice_st *d, unsigned *count,
+				      unsigned char *entries)
+{
+	struct nvm_proc procs[64];
+	unsigned n = nvml_gpu_processes(d, false, procs, 64);
+
+	if (*count < n) {
+		*count = n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		unsigned char *e = entries + (size_t)k * PROC_ENTRY;
+		uint32_t none = 0xffffffffu;
+		uint64_t zero = 0;
+
+		memset(e, 0, PROC_ENTRY);
+		memcpy(e, &procs[k].pid, 4);
+		memcpy(e + 8, &procs[k].used, 8);
+		memcpy(e + 16, &none, 4);
+		memcpy(e + 20, &none, 4);
+		memcpy(e + 24, &zero, 8);
+		if (nvml_process_name(procs[k].pid, (char *)e + 32, PROC_NAME))
+			e[32] = '\0';
+	}
+	*count = n;
+	return NVML_SUCCESS;
+}
+
 static nvmlReturn_t dispatch(unsigned slot, void *a0, void *a1, void *a2, void *a3)
 {
 	if (getenv("NVMIRAGE_NVML_TRACE"))
-		fprintf(stderr, "nvmirage nvml: export slot %u (%p, %p, %p, %p)\n", slot, a0, a1, a2, a3);
+		fprintf(stderr, "nvmirage nvml: export slot %u (%p, %p, %p, %p)%s%u\n", slot, a0, a1, a2,
+			a3, is_ours(a0) && (uintptr_t)a1 >= 0x10000 ? " *a1=" : "",
+			is_ours(a0) && (uintptr_t)a1 >= 0x10000 ? *(unsigned *)a1 : 0);
 	if (slot == 81 && (uintptr_t)a0 < MAX_GPUS && (uintptr_t)a2 == 0x22 && a1)
 		return nvmlDeviceGetHandleByIndex_v2((unsigned)(uintptr_t)a0, (nvmlDevice_t *)a1);
+	if (slot == 213 && is_ours(a0) && (uintptr_t)a1 >= 0x10000 && (uintptr_t)a2 >= 0x10000)
+		return compute_processes(a0, a1, a2);
 	/* (A small number is an argument, not a pointer to write through.) */
 	if (is_ours(a0) && (uintptr_t)a1 >= 0x10000)
 		*(unsigned *)a1 = 0;

@@ -64,36 +64,6 @@ API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, nvmlMemoryErrorType
 	return NVML_SUCCESS;
 }
 
-/* Ampere and later remap a row for each uncorrectable error, at the next
- * GPU reset: until then the remapping is pending. */
-API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int *corr, unsigned int *unc,
-					   unsigned int *pending, unsigned int *failed)
-{
-	struct nvm_state st;
-
-	NEED_DEV(d);
-	if (!corr || !unc || !pending || !failed)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	nvml_read_state(d->bus_id, &st);
-	*corr = 0;
-	*unc = st.ecc_errors;
-	*pending = st.ecc_pending;
-	*failed = 0;
-	return NVML_SUCCESS;
-}
-
-API nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, nvmlEnableState_t *pending)
-{
-	struct nvm_state st;
-
-	NEED_DEV(d);
-	if (!pending)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	nvml_read_state(d->bus_id, &st);
-	*pending = st.ecc_pending ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
-	return NVML_SUCCESS;
-}
-
 /* An event set: the GPUs registered and, for each, the last Xid event
  * delivered (events before the registration are not delivered). */
 struct nvmlEventSet_st {

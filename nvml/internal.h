@@ -27,6 +27,19 @@ struct nvm_dyn {
 	double lo, hi, period;
 };
 
+/* InfoROM and memory health (health.c); each part only where the profile
+ * has it ("" or false: NOT_SUPPORTED). */
+struct nvm_health {
+	char inforom_image[32], inforom_object[NVML_INFOROM_COUNT][16];
+	bool retired, retired_pending;
+	unsigned nretired[NVML_PAGE_RETIREMENT_CAUSE_COUNT];
+	unsigned long long retired_addr[NVML_PAGE_RETIREMENT_CAUSE_COUNT][16];
+	bool remapped, remap_pending, remap_failed, histogram, opmode;
+	unsigned remap_corr, remap_unc, remap_banks[5], opmode_current, opmode_pending;
+};
+/* One health line of the telemetry file (key=value): true if it was one. */
+bool nvml_health_line(struct nvm_health *h, const char *key, const char *v);
+
 /* What the profile says a GPU reports at run time, from
  * sys/module/nvidia/nvmirage/<bdf>.telemetry (telemetry.c). Clocks in MHz
  * by nvmlClockType_t, power in mW, temperatures in C, throughput in KB/s. */
@@ -54,6 +67,7 @@ struct nvm_telemetry {
 	unsigned long long reasons, reasons_supported;
 	unsigned long long energy_base;   /* mJ consumed before render */
 	unsigned long long mem_used;      /* by the profile's processes, bytes */
+	struct nvm_health health;
 };
 
 struct nvmlDevice_st {
@@ -108,6 +122,10 @@ struct nvm_proc {
 unsigned nvml_gpu_processes(const struct nvmlDevice_st *d, bool graphics, struct nvm_proc *out,
 			    unsigned max);
 int nvml_process_name(unsigned pid, char *out, size_t len);
+
+/* The NVLink field values (link count, per-link speed, state, version),
+ * from the profile's nvlink section: true if v is one (nvlink.c). */
+bool nvml_nvlink_field(nvmlDevice_t d, nvmlFieldValue_t *v);
 
 /* s into out of len bytes, or INSUFFICIENT_SIZE, as NVML's string getters. */
 nvmlReturn_t nvml_copy_str(char *out, unsigned len, const char *s);

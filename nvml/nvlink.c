@@ -96,3 +96,62 @@ API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned in
 	*type = l->to_switch ? NVML_NVLINK_DEVICE_TYPE_SWITCH : NVML_NVLINK_DEVICE_TYPE_GPU;
 	return NVML_SUCCESS;
 }
+
+/* A link's speed in MB/s by NVLink generation, as nvidia-smi nvlink -s
+ * prints it per link (26.562 GB/s on Hopper, 53.125 on Blackwell). */
+static unsigned link_mbps(unsigned version)
+{
+	static const unsigned mbps[] = { 0, 20000, 25000, 25000, 26562, 53125 };
+
+	return version < sizeof(mbps) / sizeof(mbps[0]) ? mbps[version] : mbps[5];
+}
+
+/* The per-link speed fields: L0..L5 are 84..89, L6..L11 132..137. */
+static int speed_field_link(unsigned id)
+{
+	if (id >= NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 && id <= NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 + 5)
+		return (int)(id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L0);
+	if (id >= NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 && id <= NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 + 5)
+		return (int)(id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L6) + 6;
+	return -1;
+}
+
+static void uint_value(nvmlFieldValue_t *v, unsigned x)
+{
+	v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+	v->value.uiVal = x;
+	v->nvmlReturn = NVML_SUCCESS;
+}
+
+bool nvml_nvlink_field(nvmlDevice_t d, nvmlFieldValue_t *v)
+{
+	unsigned id = v->fieldId, speed = link_mbps(d->nvlink_version);
+	int link = speed_field_link(id);
+
+	if (id != NVML_FI_DEV_NVLINK_LINK_COUNT && id != NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON &&
+	    id != NVML_FI_DEV_NVLINK_GET_SPEED && id != NVML_FI_DEV_NVLINK_GET_STATE &&
+	    id != NVML_FI_DEV_NVLINK_GET_VERSION && link < 0)
+		return false;
+	if (!d->nvlink_version) {
+		v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+		return true;
+	}
+	if (id == NVML_FI_DEV_NVLINK_GET_SPEED || id == NVML_FI_DEV_NVLINK_GET_STATE ||
+	    id == NVML_FI_DEV_NVLINK_GET_VERSION)
+		link = (int)v->scopeId;
+	if (link >= (int)d->nvlink_count) {
+		v->nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;
+		return true;
+	}
+	if (id == NVML_FI_DEV_NVLINK_LINK_COUNT)
+		uint_value(v, d->nvlink_count);
+	else if (id == NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)
+		uint_value(v, speed);
+	else if (id == NVML_FI_DEV_NVLINK_GET_STATE)
+		uint_value(v, d->links[link].up);
+	else if (id == NVML_FI_DEV_NVLINK_GET_VERSION)
+		uint_value(v, d->nvlink_version);
+	else
+		uint_value(v, d->links[link].up ? speed : 0);
+	return true;
+}

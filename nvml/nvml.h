@@ -230,6 +230,37 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRo
 				       unsigned int *isPending, unsigned int *failureOccurred);
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending);
 
+/* InfoROM, page retirement, row remapping, operation mode (health.c). */
+typedef enum nvmlInforomObject_enum {
+	NVML_INFOROM_OEM = 0,
+	NVML_INFOROM_ECC = 1,
+	NVML_INFOROM_POWER = 2,
+	NVML_INFOROM_COUNT
+} nvmlInforomObject_t;
+typedef enum nvmlPageRetirementCause_enum {
+	NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0,
+	NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1,
+	NVML_PAGE_RETIREMENT_CAUSE_COUNT
+} nvmlPageRetirementCause_t;
+typedef struct nvmlRowRemapperHistogramValues_st {
+	unsigned int max;
+	unsigned int high;
+	unsigned int partial;
+	unsigned int low;
+	unsigned int none;
+} nvmlRowRemapperHistogramValues_t;
+typedef enum nvmlGom_enum { NVML_GOM_ALL_ON = 0, NVML_GOM_COMPUTE = 1, NVML_GOM_LOW_DP = 2 } nvmlGpuOperationMode_t;
+nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version,
+					 unsigned int length);
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+				       unsigned int *pageCount, unsigned long long *addresses);
+nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+					  unsigned int *pageCount, unsigned long long *addresses,
+					  unsigned long long *timestamps);
+nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values);
+nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current,
+					   nvmlGpuOperationMode_t *pending);
+
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
@@ -369,6 +400,15 @@ typedef union nvmlValue_st {
 	unsigned long long ullVal;
 	signed long long sllVal;
 } nvmlValue_t;
+
+/* The NVLink field ids nvmirage answers (nvlink.c). */
+#define NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 84
+#define NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90
+#define NVML_FI_DEV_NVLINK_LINK_COUNT 91
+#define NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 132
+#define NVML_FI_DEV_NVLINK_GET_SPEED 164
+#define NVML_FI_DEV_NVLINK_GET_STATE 165
+#define NVML_FI_DEV_NVLINK_GET_VERSION 166
 
 typedef struct nvmlFieldValue_st {
 	unsigned int fieldId, scopeId;

@@ -65,6 +65,8 @@ static void parse_line(struct nvm_telemetry *t, const char *key, const char *v)
 	};
 	unsigned four[4] = { 0 };
 
+	if (nvml_health_line(&t->health, key, v))
+		return;
 	for (unsigned i = 0; i < NVM_CLOCK_TYPES; i++)
 		if (!strcmp(key, clk_names[i]))
 			return parse_dyn(v, &t->clk[i]);

@@ -2,6 +2,9 @@
  * utilization. MIG mode is reported disabled; the rest answers
  * NOT_SUPPORTED, as NVML does on GPUs that lack the feature, and which
  * Slurm's gpu/nvml plugin copes with. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "internal.h"
 
 API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pending)
@@ -76,7 +79,11 @@ API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_
 	NEED_DEV(d);
 	if (n < 0 || (n && !values))
 		return NVML_ERROR_INVALID_ARGUMENT;
-	for (int i = 0; i < n; i++)
-		values[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+	for (int i = 0; i < n; i++) {
+		if (getenv("NVMIRAGE_NVML_TRACE"))
+			fprintf(stderr, "nvmirage nvml: field %u (scope %u)\n", values[i].fieldId, values[i].scopeId);
+		if (!nvml_nvlink_field(d, &values[i]))
+			values[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+	}
 	return NVML_SUCCESS;
 }

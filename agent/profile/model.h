@@ -43,6 +43,7 @@ struct nvm_range {
 	double lo, hi, period;
 };
 
+#define NVM_MAX_RETIRED 16
 #define NVM_MAX_PROCS 16
 #define NVM_MAX_GFX_CLOCKS 128
 
@@ -73,6 +74,19 @@ struct nvm_telemetry {
 	uint64_t memory_used;        /* bytes, besides the reserved */
 	unsigned nprocs;
 	struct { unsigned pid; uint64_t used_bytes; char type; char name[64]; } procs[NVM_MAX_PROCS];
+	/* health.c: each part is answered only where the profile has it. */
+	char inforom_image[32];      /* "": no InfoROM image version */
+	char inforom_object[3][16];  /* OEM, ECC, power objects; "": N/A */
+	bool retired;                /* retired_pages given (pre-Ampere page retirement) */
+	unsigned nretired[2];        /* single-bit, double-bit pages */
+	uint64_t retired_addr[2][NVM_MAX_RETIRED];
+	bool retired_pending;        /* pending_blacklist or pending_retirement */
+	bool remapped;               /* remapped_rows given (Ampere and later) */
+	unsigned remap_corr, remap_unc;
+	bool remap_pending, remap_failed;
+	bool histogram;              /* availability_histogram given */
+	unsigned remap_banks[5];     /* max, high, partial, low, none */
+	int opmode_current, opmode_pending; /* NVML's all_on 0, compute 1, low_dp 2; -1: N/A */
 };
 
 struct nvm_gpu {

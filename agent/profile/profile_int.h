@@ -25,6 +25,27 @@ int parse_failure(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, struc
  * and bad values are refused (telemetry.c). */
 int parse_telemetry(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, struct nvm_model *m,
 		    unsigned i);
+/* The run-time sections' parsing (telemetry.c, health.c): the device
+ * entry i, device_defaults, and where the values go. */
+struct tctx {
+	struct ydoc *y;
+	yaml_node_t *dev, *defaults;
+	unsigned i;
+	struct nvm_telemetry *t;
+};
+/* The section name: the device's own, else the defaults'; path names it. */
+yaml_node_t *tel_section(struct tctx *c, const char *name, char *path, size_t len);
+/* map.key into out, when map has it (left as it is when not); a bad value
+ * is refused with its file, line and path.key. */
+int tel_uint(struct tctx *c, yaml_node_t *map, const char *path, const char *key, uint64_t max,
+	     unsigned *out);
+int tel_u64(struct tctx *c, yaml_node_t *map, const char *path, const char *key, uint64_t *out);
+int tel_bool(struct tctx *c, yaml_node_t *map, const char *path, const char *key, bool *out);
+/* n, one of words (any case), as its position in words. */
+int tel_word(struct tctx *c, yaml_node_t *n, const char *path, const char *const *words,
+	     unsigned *out);
+/* inforom, retired_pages, remapped_rows, gpu_operation_mode (health.c). */
+int parse_health(struct tctx *c);
 /* Without pcie_topology, Mokka puts every device under pci0000:00, NUMA 0. */
 void default_roots(struct nvm_model *m);
 

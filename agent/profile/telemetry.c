@@ -20,15 +20,7 @@
 #define MIB (1024ULL * 1024)
 #define DEFAULT_PERIOD 60.0
 
-struct tctx {
-	struct ydoc *y;
-	yaml_node_t *dev, *defaults;
-	unsigned i;
-	struct nvm_telemetry *t;
-};
-
-/* The section: the device's own, else the defaults'; path names it. */
-static yaml_node_t *section(struct tctx *c, const char *name, char *path, size_t len)
+yaml_node_t *tel_section(struct tctx *c, const char *name, char *path, size_t len)
 {
 	yaml_node_t *n = ydoc_get(c->y, c->dev, name);
 
@@ -40,8 +32,8 @@ static yaml_node_t *section(struct tctx *c, const char *name, char *path, size_t
 	return ydoc_get(c->y, c->defaults, name);
 }
 
-static int get_uint(struct tctx *c, yaml_node_t *map, const char *path, const char *key, uint64_t max,
-		    unsigned *out)
+int tel_uint(struct tctx *c, yaml_node_t *map, const char *path, const char *key, uint64_t max,
+	     unsigned *out)
 {
 	yaml_node_t *n = ydoc_get(c->y, map, key);
 	char kp[192];
@@ -56,7 +48,7 @@ static int get_uint(struct tctx *c, yaml_node_t *map, const char *path, const ch
 	return 0;
 }
 
-static int get_u64(struct tctx *c, yaml_node_t *map, const char *path, const char *key, uint64_t *out)
+int tel_u64(struct tctx *c, yaml_node_t *map, const char *path, const char *key, uint64_t *out)
 {
 	yaml_node_t *n = ydoc_get(c->y, map, key);
 	char kp[192];
@@ -67,7 +59,7 @@ static int get_u64(struct tctx *c, yaml_node_t *map, const char *path, const cha
 	return ydoc_uint(c->y, n, kp, UINT64_MAX, out);
 }
 
-static int get_bool(struct tctx *c, yaml_node_t *map, const char *path, const char *key, bool *out)
+int tel_bool(struct tctx *c, yaml_node_t *map, const char *path, const char *key, bool *out)
 {
 	yaml_node_t *n = ydoc_get(c->y, map, key);
 	char kp[192];
@@ -79,8 +71,8 @@ static int get_bool(struct tctx *c, yaml_node_t *map, const char *path, const ch
 }
 
 /* One of words (case-insensitive) into its position. */
-static int get_word(struct tctx *c, yaml_node_t *n, const char *path, const char *const *words,
-		    unsigned *out)
+int tel_word(struct tctx *c, yaml_node_t *n, const char *path, const char *const *words,
+	     unsigned *out)
 {
 	char buf[32], list[160] = "";
 
@@ -125,24 +117,24 @@ static int parse_clocks(struct tctx *c)
 	};
 	struct nvm_telemetry *t = c->t;
 	char path[64];
-	yaml_node_t *s = section(c, "clocks", path, sizeof(path));
+	yaml_node_t *s = tel_section(c, "clocks", path, sizeof(path));
 
 	if (!s)
 		return 0;
 	t->present = true;
 	return ydoc_only_keys(c->y, s, path, keys) ||
-	       get_uint(c, s, path, "graphics_current", 100000, &t->clk_cur[0]) ||
-	       get_uint(c, s, path, "graphics_max", 100000, &t->clk_max[0]) ||
-	       get_uint(c, s, path, "graphics_app", 100000, &t->clk_app[0]) ||
-	       get_uint(c, s, path, "graphics_app_default", 100000, &t->clk_default_app[0]) ||
-	       get_uint(c, s, path, "sm_current", 100000, &t->clk_cur[1]) ||
-	       get_uint(c, s, path, "sm_max", 100000, &t->clk_max[1]) ||
-	       get_uint(c, s, path, "memory_current", 100000, &t->clk_cur[2]) ||
-	       get_uint(c, s, path, "memory_max", 100000, &t->clk_max[2]) ||
-	       get_uint(c, s, path, "memory_app", 100000, &t->clk_app[2]) ||
-	       get_uint(c, s, path, "memory_app_default", 100000, &t->clk_default_app[2]) ||
-	       get_uint(c, s, path, "video_current", 100000, &t->clk_cur[3]) ||
-	       get_uint(c, s, path, "video_max", 100000, &t->clk_max[3]);
+	       tel_uint(c, s, path, "graphics_current", 100000, &t->clk_cur[0]) ||
+	       tel_uint(c, s, path, "graphics_max", 100000, &t->clk_max[0]) ||
+	       tel_uint(c, s, path, "graphics_app", 100000, &t->clk_app[0]) ||
+	       tel_uint(c, s, path, "graphics_app_default", 100000, &t->clk_default_app[0]) ||
+	       tel_uint(c, s, path, "sm_current", 100000, &t->clk_cur[1]) ||
+	       tel_uint(c, s, path, "sm_max", 100000, &t->clk_max[1]) ||
+	       tel_uint(c, s, path, "memory_current", 100000, &t->clk_cur[2]) ||
+	       tel_uint(c, s, path, "memory_max", 100000, &t->clk_max[2]) ||
+	       tel_uint(c, s, path, "memory_app", 100000, &t->clk_app[2]) ||
+	       tel_uint(c, s, path, "memory_app_default", 100000, &t->clk_default_app[2]) ||
+	       tel_uint(c, s, path, "video_current", 100000, &t->clk_cur[3]) ||
+	       tel_uint(c, s, path, "video_max", 100000, &t->clk_max[3]);
 }
 
 static int parse_supported_clocks(struct tctx *c)
@@ -151,7 +143,7 @@ static int parse_supported_clocks(struct tctx *c)
 	static const char *const entry_keys[] = { "freq_mhz", "graphics_clocks", NULL };
 	struct nvm_telemetry *t = c->t;
 	char path[64], ep[128], kp[160];
-	yaml_node_t *s = section(c, "supported_clocks", path, sizeof(path)), *list;
+	yaml_node_t *s = tel_section(c, "supported_clocks", path, sizeof(path)), *list;
 
 	if (!s)
 		return 0;
@@ -170,7 +162,7 @@ static int parse_supported_clocks(struct tctx *c)
 
 		snprintf(ep, sizeof(ep), "%s.memory_clocks[%zu]", path, k);
 		if (ydoc_only_keys(c->y, e, ep, entry_keys) ||
-		    get_uint(c, e, ep, "freq_mhz", 100000, &t->mem_clocks[t->nmem_clocks]))
+		    tel_uint(c, e, ep, "freq_mhz", 100000, &t->mem_clocks[t->nmem_clocks]))
 			return -1;
 		t->nmem_clocks++;
 		g = ydoc_get(c->y, e, "graphics_clocks");
@@ -206,7 +198,7 @@ static int parse_reasons(struct tctx *c)
 		"hw_power_brake_slowdown", "display_clocks_setting", "counters", NULL
 	};
 	char path[64];
-	yaml_node_t *s = section(c, "clocks_throttle_reasons", path, sizeof(path));
+	yaml_node_t *s = tel_section(c, "clocks_throttle_reasons", path, sizeof(path));
 
 	if (!s)
 		return 0;
@@ -216,7 +208,7 @@ static int parse_reasons(struct tctx *c)
 	for (unsigned k = 0; flags[k]; k++) {
 		bool on = false;
 
-		if (get_bool(c, s, path, flags[k], &on))
+		if (tel_bool(c, s, path, flags[k], &on))
 			return -1;
 		if (on)
 			c->t->reasons |= 1ULL << k;
@@ -235,23 +227,23 @@ static int parse_power(struct tctx *c)
 	char path[64], kp[96];
 	unsigned draw = 0, mode = 1;
 	bool supported = true;
-	yaml_node_t *s = section(c, "power", path, sizeof(path)), *n;
+	yaml_node_t *s = tel_section(c, "power", path, sizeof(path)), *n;
 
 	if (!s)
 		return 0;
 	t->present = true;
 	if (ydoc_only_keys(c->y, s, path, keys) ||
-	    get_bool(c, s, path, "management_supported", &supported) ||
-	    get_uint(c, s, path, "default_limit_mw", 10000000, &t->power_default) ||
-	    get_uint(c, s, path, "enforced_limit_mw", 10000000, &t->power_limit) ||
-	    get_uint(c, s, path, "min_limit_mw", 10000000, &t->power_min) ||
-	    get_uint(c, s, path, "max_limit_mw", 10000000, &t->power_max) ||
-	    get_uint(c, s, path, "current_draw_mw", 10000000, &draw) ||
-	    get_u64(c, s, path, "total_energy_consumption_mj", &t->energy_base_mj))
+	    tel_bool(c, s, path, "management_supported", &supported) ||
+	    tel_uint(c, s, path, "default_limit_mw", 10000000, &t->power_default) ||
+	    tel_uint(c, s, path, "enforced_limit_mw", 10000000, &t->power_limit) ||
+	    tel_uint(c, s, path, "min_limit_mw", 10000000, &t->power_min) ||
+	    tel_uint(c, s, path, "max_limit_mw", 10000000, &t->power_max) ||
+	    tel_uint(c, s, path, "current_draw_mw", 10000000, &draw) ||
+	    tel_u64(c, s, path, "total_energy_consumption_mj", &t->energy_base_mj))
 		return -1;
 	if ((n = ydoc_get(c->y, s, "management_mode"))) {
 		snprintf(kp, sizeof(kp), "%s.management_mode", path);
-		if (get_word(c, n, kp, on_off, &mode))
+		if (tel_word(c, n, kp, on_off, &mode))
 			return -1;
 	}
 	if ((n = ydoc_get(c->y, s, "power_state"))) {
@@ -281,19 +273,19 @@ static int parse_thermal(struct tctx *c)
 	struct nvm_telemetry *t = c->t;
 	unsigned gpu = 0, mem = 0, target = 0;
 	char path[64];
-	yaml_node_t *s = section(c, "thermal", path, sizeof(path));
+	yaml_node_t *s = tel_section(c, "thermal", path, sizeof(path));
 
 	if (!s)
 		return 0;
 	t->present = true;
 	if (ydoc_only_keys(c->y, s, path, keys) ||
-	    get_uint(c, s, path, "temperature_gpu_c", 200, &gpu) ||
-	    get_uint(c, s, path, "temperature_memory_c", 200, &mem) ||
-	    get_uint(c, s, path, "shutdown_threshold_c", 200, &t->temp_shutdown) ||
-	    get_uint(c, s, path, "slowdown_threshold_c", 200, &t->temp_slowdown) ||
-	    get_uint(c, s, path, "max_operating_c", 200, &t->temp_gpu_max) ||
-	    get_uint(c, s, path, "target_temperature_c", 200, &target) ||
-	    get_uint(c, s, path, "memory_max_operating_c", 200, &t->temp_mem_max))
+	    tel_uint(c, s, path, "temperature_gpu_c", 200, &gpu) ||
+	    tel_uint(c, s, path, "temperature_memory_c", 200, &mem) ||
+	    tel_uint(c, s, path, "shutdown_threshold_c", 200, &t->temp_shutdown) ||
+	    tel_uint(c, s, path, "slowdown_threshold_c", 200, &t->temp_slowdown) ||
+	    tel_uint(c, s, path, "max_operating_c", 200, &t->temp_gpu_max) ||
+	    tel_uint(c, s, path, "target_temperature_c", 200, &target) ||
+	    tel_uint(c, s, path, "memory_max_operating_c", 200, &t->temp_mem_max))
 		return -1;
 	if (ydoc_get(c->y, s, "temperature_gpu_c"))
 		fixed(&t->temp_gpu, gpu);
@@ -308,13 +300,13 @@ static int parse_fan(struct tctx *c)
 	static const char *const keys[] = { "count", "speed_percent", "target_speed_percent", NULL };
 	struct nvm_telemetry *t = c->t;
 	char path[64], kp[96], buf[16];
-	yaml_node_t *s = section(c, "fan", path, sizeof(path)), *n;
+	yaml_node_t *s = tel_section(c, "fan", path, sizeof(path)), *n;
 	uint64_t v;
 
 	if (!s)
 		return 0;
 	t->present = true;
-	if (ydoc_only_keys(c->y, s, path, keys) || get_uint(c, s, path, "count", 8, &t->fans))
+	if (ydoc_only_keys(c->y, s, path, keys) || tel_uint(c, s, path, "count", 8, &t->fans))
 		return -1;
 	if (!(n = ydoc_get(c->y, s, "speed_percent")))
 		return 0;
@@ -335,14 +327,14 @@ static int parse_utilization(struct tctx *c)
 	struct nvm_telemetry *t = c->t;
 	unsigned v[4] = { 0 };
 	char path[64];
-	yaml_node_t *s = section(c, "utilization", path, sizeof(path));
+	yaml_node_t *s = tel_section(c, "utilization", path, sizeof(path));
 
 	if (!s)
 		return 0;
 	t->present = true;
-	if (ydoc_only_keys(c->y, s, path, keys) || get_uint(c, s, path, "gpu", 100, &v[0]) ||
-	    get_uint(c, s, path, "memory", 100, &v[1]) || get_uint(c, s, path, "encoder", 100, &v[2]) ||
-	    get_uint(c, s, path, "decoder", 100, &v[3]))
+	if (ydoc_only_keys(c->y, s, path, keys) || tel_uint(c, s, path, "gpu", 100, &v[0]) ||
+	    tel_uint(c, s, path, "memory", 100, &v[1]) || tel_uint(c, s, path, "encoder", 100, &v[2]) ||
+	    tel_uint(c, s, path, "decoder", 100, &v[3]))
 		return -1;
 	fixed(&t->util_gpu, v[0]);
 	fixed(&t->util_mem, v[1]);
@@ -357,9 +349,9 @@ static int parse_dynamic_temperature(struct tctx *c, yaml_node_t *s, const char 
 	unsigned base = 0, var = 0, ramp = 0, period = 60;
 	double hi;
 
-	if (ydoc_only_keys(c->y, s, path, keys) || get_uint(c, s, path, "base_c", 200, &base) ||
-	    get_uint(c, s, path, "variance_c", 50, &var) || get_uint(c, s, path, "ramp_c", 100, &ramp) ||
-	    get_uint(c, s, path, "ramp_period_sec", 86400, &period))
+	if (ydoc_only_keys(c->y, s, path, keys) || tel_uint(c, s, path, "base_c", 200, &base) ||
+	    tel_uint(c, s, path, "variance_c", 50, &var) || tel_uint(c, s, path, "ramp_c", 100, &ramp) ||
+	    tel_uint(c, s, path, "ramp_period_sec", 86400, &period))
 		return -1;
 	if (!period)
 		return ydoc_fail(c->y, s, path, "ramp_period_sec must be above 0");
@@ -378,8 +370,8 @@ static int parse_dynamic_power(struct tctx *c, yaml_node_t *s, const char *path)
 	unsigned base = 0, var = 0;
 	double lo, hi;
 
-	if (ydoc_only_keys(c->y, s, path, keys) || get_uint(c, s, path, "base_mw", 10000000, &base) ||
-	    get_uint(c, s, path, "variance_mw", 10000000, &var))
+	if (ydoc_only_keys(c->y, s, path, keys) || tel_uint(c, s, path, "base_mw", 10000000, &base) ||
+	    tel_uint(c, s, path, "variance_mw", 10000000, &var))
 		return -1;
 	/* Not clamped to min_limit_mw: that is the lowest cap one may set,
 	 * and an idle GPU draws well below it (a real H200: 80 W, 200 W). */
@@ -404,14 +396,14 @@ static int parse_dynamic_utilization(struct tctx *c, yaml_node_t *s, const char 
 	char kp[128];
 	yaml_node_t *n;
 
-	if (ydoc_only_keys(c->y, s, path, keys) || get_uint(c, s, path, "gpu_min", 100, &v[0]) ||
-	    get_uint(c, s, path, "gpu_max", 100, &v[1]) || get_uint(c, s, path, "memory_min", 100, &v[2]) ||
-	    get_uint(c, s, path, "memory_max", 100, &v[3]) ||
-	    get_uint(c, s, path, "burst_period_sec", 86400, &burst))
+	if (ydoc_only_keys(c->y, s, path, keys) || tel_uint(c, s, path, "gpu_min", 100, &v[0]) ||
+	    tel_uint(c, s, path, "gpu_max", 100, &v[1]) || tel_uint(c, s, path, "memory_min", 100, &v[2]) ||
+	    tel_uint(c, s, path, "memory_max", 100, &v[3]) ||
+	    tel_uint(c, s, path, "burst_period_sec", 86400, &burst))
 		return -1;
 	if ((n = ydoc_get(c->y, s, "pattern"))) {
 		snprintf(kp, sizeof(kp), "%s.pattern", path);
-		if (get_word(c, n, kp, patterns, &pattern))
+		if (tel_word(c, n, kp, patterns, &pattern))
 			return -1;
 	}
 	for (int k = 0; k < 4; k += 2) {
@@ -437,7 +429,7 @@ static int parse_dynamic(struct tctx *c)
 {
 	static const char *const keys[] = { "seed", "temperature", "power", "utilization", NULL };
 	char path[64], sp[96];
-	yaml_node_t *s = section(c, "dynamic_metrics", path, sizeof(path)), *n;
+	yaml_node_t *s = tel_section(c, "dynamic_metrics", path, sizeof(path)), *n;
 
 	if (!s)
 		return 0;
@@ -470,19 +462,19 @@ static int parse_pcie(struct tctx *c)
 	struct nvm_telemetry *t = c->t;
 	unsigned replays = 0;
 	char path[64];
-	yaml_node_t *s = section(c, "pcie", path, sizeof(path));
+	yaml_node_t *s = tel_section(c, "pcie", path, sizeof(path));
 
 	if (!s)
 		return 0;
 	t->present = true;
 	return ydoc_only_keys(c->y, s, path, keys) ||
-	       get_uint(c, s, path, "max_link_gen", 7, &t->pcie_gen_max) ||
-	       get_uint(c, s, path, "current_link_gen", 7, &t->pcie_gen) ||
-	       get_uint(c, s, path, "max_link_width", 32, &t->pcie_width_max) ||
-	       get_uint(c, s, path, "current_link_width", 32, &t->pcie_width) ||
-	       get_uint(c, s, path, "replay_counter", UINT32_MAX, &replays) ||
-	       get_uint(c, s, path, "tx_throughput_kbps", UINT32_MAX, &t->pcie_tx_kbs) ||
-	       get_uint(c, s, path, "rx_throughput_kbps", UINT32_MAX, &t->pcie_rx_kbs);
+	       tel_uint(c, s, path, "max_link_gen", 7, &t->pcie_gen_max) ||
+	       tel_uint(c, s, path, "current_link_gen", 7, &t->pcie_gen) ||
+	       tel_uint(c, s, path, "max_link_width", 32, &t->pcie_width_max) ||
+	       tel_uint(c, s, path, "current_link_width", 32, &t->pcie_width) ||
+	       tel_uint(c, s, path, "replay_counter", UINT32_MAX, &replays) ||
+	       tel_uint(c, s, path, "tx_throughput_kbps", UINT32_MAX, &t->pcie_tx_kbs) ||
+	       tel_uint(c, s, path, "rx_throughput_kbps", UINT32_MAX, &t->pcie_rx_kbs);
 }
 
 /* performance_state, compute_mode, display, accounting. */
@@ -497,30 +489,30 @@ static int parse_modes(struct tctx *c)
 	unsigned on;
 	yaml_node_t *s;
 
-	if ((s = section(c, "performance_state", path, sizeof(path)))) {
+	if ((s = tel_section(c, "performance_state", path, sizeof(path)))) {
 		t->present = true;
 		if (get_pstate(c, s, path, &t->pstate))
 			return -1;
 	}
-	if ((s = section(c, "compute_mode", path, sizeof(path))) &&
-	    get_word(c, s, path, modes, &t->compute_mode))
+	if ((s = tel_section(c, "compute_mode", path, sizeof(path))) &&
+	    tel_word(c, s, path, modes, &t->compute_mode))
 		return -1;
-	if ((s = section(c, "display", path, sizeof(path)))) {
+	if ((s = tel_section(c, "display", path, sizeof(path)))) {
 		if (ydoc_only_keys(c->y, s, path, display_keys))
 			return -1;
 		if (ydoc_get(c->y, s, "active")) {
 			snprintf(kp, sizeof(kp), "%s.active", path);
-			if (get_word(c, ydoc_get(c->y, s, "active"), kp, on_off, &on))
+			if (tel_word(c, ydoc_get(c->y, s, "active"), kp, on_off, &on))
 				return -1;
 			t->display_active = on;
 		}
 	}
-	if ((s = section(c, "accounting", path, sizeof(path)))) {
+	if ((s = tel_section(c, "accounting", path, sizeof(path)))) {
 		if (ydoc_only_keys(c->y, s, path, accounting_keys))
 			return -1;
 		if (ydoc_get(c->y, s, "mode")) {
 			snprintf(kp, sizeof(kp), "%s.mode", path);
-			if (get_word(c, ydoc_get(c->y, s, "mode"), kp, on_off, &on))
+			if (tel_word(c, ydoc_get(c->y, s, "mode"), kp, on_off, &on))
 				return -1;
 			t->accounting = on;
 		}
@@ -536,7 +528,7 @@ static int parse_processes(struct tctx *c)
 	static const char *const types[] = { "C", "G", NULL };
 	struct nvm_telemetry *t = c->t;
 	char path[64], ep[96], kp[128];
-	yaml_node_t *s = section(c, "processes", path, sizeof(path));
+	yaml_node_t *s = tel_section(c, "processes", path, sizeof(path));
 	uint64_t used_mib = 0;
 
 	if (!s)
@@ -552,14 +544,14 @@ static int parse_processes(struct tctx *c)
 
 		snprintf(ep, sizeof(ep), "%s[%zu]", path, k);
 		used_mib = 0;
-		if (ydoc_only_keys(c->y, e, ep, keys) || get_uint(c, e, ep, "pid", 4194304, &pid) ||
-		    get_u64(c, e, ep, "used_memory_mib", &used_mib))
+		if (ydoc_only_keys(c->y, e, ep, keys) || tel_uint(c, e, ep, "pid", 4194304, &pid) ||
+		    tel_u64(c, e, ep, "used_memory_mib", &used_mib))
 			return -1;
 		if (!pid)
 			return ydoc_fail(c->y, e, ep, "pid: missing (required)");
 		if ((n = ydoc_get(c->y, e, "type"))) {
 			snprintf(kp, sizeof(kp), "%s.type", ep);
-			if (get_word(c, n, kp, types, &type))
+			if (tel_word(c, n, kp, types, &type))
 				return -1;
 		}
 		t->procs[t->nprocs].pid = pid;
@@ -583,14 +575,14 @@ int parse_telemetry(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, str
 	struct tctx c = { .y = y, .dev = dev, .defaults = defaults, .i = i, .t = &m->gpus[i].tel };
 	uint64_t used = 0;
 	char path[64];
-	yaml_node_t *mem = section(&c, "memory", path, sizeof(path));
+	yaml_node_t *mem = tel_section(&c, "memory", path, sizeof(path));
 
 	memset(c.t, 0, sizeof(*c.t));
 	/* Order matters: dynamic_metrics clamps to the power and thermal limits. */
 	if (parse_clocks(&c) || parse_supported_clocks(&c) || parse_reasons(&c) || parse_power(&c) ||
 	    parse_thermal(&c) || parse_fan(&c) || parse_utilization(&c) || parse_dynamic(&c) ||
-	    parse_pcie(&c) || parse_modes(&c) || parse_processes(&c) ||
-	    get_u64(&c, mem, path, "used_bytes", &used))
+	    parse_pcie(&c) || parse_modes(&c) || parse_processes(&c) || parse_health(&c) ||
+	    tel_u64(&c, mem, path, "used_bytes", &used))
 		return -1;
 	c.t->memory_used += used;
 	return 0;

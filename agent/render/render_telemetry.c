@@ -40,6 +40,34 @@ static void put_four(struct buf *b, const char *key, const unsigned v[4])
 	put(b, "%s=%u %u %u %u\n", key, v[0], v[1], v[2], v[3]);
 }
 
+/* InfoROM and memory health (nvml/health.c): only what the profile has. */
+static void put_health(struct buf *b, const struct nvm_telemetry *t)
+{
+	if (t->inforom_image[0])
+		put(b, "inforom_image=%s\n", t->inforom_image);
+	for (unsigned k = 0; k < 3; k++)
+		if (t->inforom_object[k][0])
+			put(b, "inforom_object=%u %s\n", k, t->inforom_object[k]);
+	if (t->retired) {
+		put(b, "retired=%d\n", t->retired_pending);
+		for (unsigned c = 0; c < 2; c++) {
+			put(b, "retired_pages=%u", c);
+			for (unsigned k = 0; k < t->nretired[c]; k++)
+				put(b, " 0x%llx", (unsigned long long)t->retired_addr[c][k]);
+			put(b, "\n");
+		}
+	}
+	if (t->remapped)
+		put(b, "remapped=%u %u %d %d\n", t->remap_corr, t->remap_unc, t->remap_pending,
+		    t->remap_failed);
+	if (t->histogram)
+		put(b, "remap_banks=%u %u %u %u %u\n", t->remap_banks[0], t->remap_banks[1],
+		    t->remap_banks[2], t->remap_banks[3], t->remap_banks[4]);
+	if (t->opmode_current >= 0)
+		put(b, "opmode=%d %d\n", t->opmode_current,
+		    t->opmode_pending >= 0 ? t->opmode_pending : t->opmode_current);
+}
+
 size_t render_telemetry_text(const struct nvm_gpu *g, char *out, size_t len)
 {
 	static const char *const clk_names[4] = { "clock_graphics", "clock_sm", "clock_memory",
@@ -91,5 +119,6 @@ size_t render_telemetry_text(const struct nvm_gpu *g, char *out, size_t len)
 	for (unsigned k = 0; k < t->nprocs; k++)
 		put(&b, "process=%u %llu %c %s\n", t->procs[k].pid,
 		    (unsigned long long)t->procs[k].used_bytes, t->procs[k].type, t->procs[k].name);
+	put_health(&b, t);
 	return b.used < len ? b.used : len - 1;
 }

@@ -64,12 +64,15 @@ echo "   sinfo: $(node_gres)"
 
 # What a job sees: the GPU list in /proc, its environment, which nodes open
 # (EPERM: the device cgroup; ENXIO: allowed, no driver behind it), and what
-# NVML and smi say.
+# NVML, nvmirage smi and NVIDIA's nvidia-smi (the nvml stage fetched it)
+# say.
+smi_bin=$cache/nvidia-smi/usr/lib/nvidia/current/nvidia-smi
 job='echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
 echo "proc=$(ls /proc/driver/nvidia/gpus | wc -l)"
 for m in 0 1 2 3; do echo "nvidia$m=$(head -c 1 /dev/nvidia$m 2>&1 | sed "s/.*: //")"; done
 '"$nvm"' smi -L
 '"$nvm"' smi --query-gpu=index,uuid --format=csv,noheader
+env LD_LIBRARY_PATH='"$(pwd)/$out"' '"$smi_bin"' -L 2>&1 | sed "s/^/nvidia-smi: /"
 # The first job holds its GPUs until the second has run.
 for _ in $(seq 1 300); do [ -z "${HOLD:-}" ] || [ -e "$HOLD" ] && break; sleep 0.2; done'
 uuid() { echo "GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f0$(($1 + 1))"; }
@@ -99,6 +102,8 @@ for pair in "first:$r1" "second:$r"; do
 }" "$n $(echo "$out" | grep '^GPU ')"
 	check_has "$name job: NVML numbers them 0 and 1" "1, $(uuid "${mine##* }")" \
 		"$(echo "$out" | grep '^1, ')"
+	check_eq "$name job: NVIDIA's nvidia-smi -L lists the same 2" "$(echo "${want%
+}" | sed 's/^/nvidia-smi: /')" "$(echo "$out" | grep '^nvidia-smi: ')"
 	eval "mine_$name=\"$mine\""
 done
 check "the two jobs got different GPUs ($mine_first / $mine_second)" test "$mine_first" != "$mine_second"

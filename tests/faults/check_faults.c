@@ -136,6 +136,8 @@ static int ecc(const char *bus)
 	FN(f_total, nvmlDeviceGetTotalEccErrors)(d, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &corr);
 	((nvmlReturn_t(*)(nvmlDevice_t, unsigned *, unsigned *, unsigned *, unsigned *))sym(
 		"nvmlDeviceGetRemappedRows"))(d, &c, &u, &p, &f);
+	/* NOT_SUPPORTED on a GPU that remaps rows instead (its profile has
+	 * no retired_pages): printed as 9. */
 	((nvmlReturn_t(*)(nvmlDevice_t, nvmlEnableState_t *))sym(
 		"nvmlDeviceGetRetiredPagesPendingStatus"))(d, &pend);
 	((nvmlReturn_t(*)(nvmlDevice_t, nvmlEnableState_t *, nvmlEnableState_t *))sym(

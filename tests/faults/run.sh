@@ -63,6 +63,12 @@ check_has "smi -L: the others as before" "GPU 2: NVIDIA GB300 NVL (UUID: GPU-3a7
 check_has "and nvidia-smi's words for the lost one" \
 	"Unable to determine the device handle for GPU 1: GPU is lost.  Reboot the system to recover this GPU" "$r"
 check_eq "and its exit status 15" 15 $rc
+# NVIDIA's nvidia-smi (the nvml stage fetched it) on the same NVML.
+smi_bin=$(pwd)/$out/cache/nvidia-smi/usr/lib/nvidia/current/nvidia-smi
+r=$(in_t env LD_LIBRARY_PATH="$(pwd)/$out" "$smi_bin" -L); rc=$?
+echo "$r" | sed 's/^/   nvidia-smi -L: /'
+check_has "NVIDIA's nvidia-smi -L: the others as before" "GPU 2: NVIDIA GB300 NVL (UUID: GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f03)" "$r"
+check_has "and the lost one is lost" "GPU is lost" "$r"
 check_has "the driver files stay (a lost GPU is still on the bus)" "Model:" \
 	"$(in_t cat /proc/driver/nvidia/gpus/$B1/information)"
 r=$(timeout 30 "$in_cgroup" "$O" "$nvm" smi -L); rc=$?
@@ -104,8 +110,8 @@ wait $epid
 check_eq "the waiter gets Xid 48, 48 and 31 from GPU 0, in order" "$(printf '%s\n' \
 	"xid 00000008:06:00.0 48 type 8" "xid 00000008:06:00.0 48 type 8" "xid 00000008:06:00.0 31 type 8")" \
 	"$(grep '^xid' "$work/ev")"
-check_eq "ECC: 2 uncorrectable errors (volatile and aggregate), 2 rows to remap, pending" \
-	"ecc_mode=1 volatile=2 aggregate=2 corrected=0 remapped_corr=0 remapped_unc=2 remap_pending=1 remap_failed=0 retired_pending=1" \
+check_eq "ECC: 2 uncorrectable errors (volatile and aggregate), 2 rows to remap, pending (no page retirement on GB300)" \
+	"ecc_mode=1 volatile=2 aggregate=2 corrected=0 remapped_corr=0 remapped_unc=2 remap_pending=1 remap_failed=0 retired_pending=9" \
 	"$(in_t "$cf" "$lib" ecc $B0)"
 r=$(in_t "$cf" "$lib" events 300 1)
 check_has "a waiter that comes later gets no old event" "timeout" "$r"

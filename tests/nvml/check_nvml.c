@@ -62,6 +62,7 @@ typedef nvmlReturn_t (*f_state)(nvmlDevice_t, nvmlEnableState_t *);
 typedef nvmlReturn_t (*f_procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 typedef nvmlReturn_t (*f_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
 static void check_telemetry(const struct nvm_gpu *g, unsigned i, nvmlDevice_t d);
+static void check_health(const struct nvm_gpu *g, unsigned i, nvmlDevice_t d);
 typedef const char *(*f_err)(nvmlReturn_t);
 typedef nvmlReturn_t (*f_lstate)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
 typedef nvmlReturn_t (*f_lpci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
@@ -207,6 +208,7 @@ static void check_device(const struct nvm_model *m, unsigned i, nvmlDevice_t d)
 		      pcount == g->tel.nprocs, "gpu %u running processes: the profile's %u", i,
 	      g->tel.nprocs);
 	check_telemetry(g, i, d);
+	check_health(g, i, d);
 	check_nvlinks(m, i, d);
 }
 
@@ -223,6 +225,51 @@ static bool in_range(const struct nvm_range *r, unsigned v)
 
 /* What the profile's run-time sections say, through NVML: fixed values
  * equal, moving ones within their bounds; NOT_SUPPORTED without them. */
+/* InfoROM and memory health as the profile has them; what it leaves out
+ * NOT_SUPPORTED. */
+static void check_health(const struct nvm_gpu *g, unsigned i, nvmlDevice_t d)
+{
+	typedef nvmlReturn_t (*f_irom)(nvmlDevice_t, nvmlInforomObject_t, char *, unsigned int);
+	typedef nvmlReturn_t (*f_rows)(nvmlDevice_t, unsigned int *, unsigned int *, unsigned int *,
+				       unsigned int *);
+	typedef nvmlReturn_t (*f_hist)(nvmlDevice_t, nvmlRowRemapperHistogramValues_t *);
+	typedef nvmlReturn_t (*f_pages)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int *,
+					unsigned long long *);
+	typedef nvmlReturn_t (*f_gom)(nvmlDevice_t, nvmlGpuOperationMode_t *, nvmlGpuOperationMode_t *);
+	const struct nvm_telemetry *t = &g->tel;
+	char text[64] = "";
+	unsigned c = 9, u = 9, p = 9, f = 9, n = 0;
+	nvmlRowRemapperHistogramValues_t h = { 0 };
+	nvmlGpuOperationMode_t cur, pen;
+	nvmlReturn_t r;
+
+	r = FN(f_dstr, nvmlDeviceGetInforomImageVersion)(d, text, sizeof(text));
+	CHECK(t->inforom_image[0] ? r == 0 && !strcmp(text, t->inforom_image) : r == NVML_ERROR_NOT_SUPPORTED,
+	      "gpu %u InfoROM image: %d \"%s\", the profile's \"%s\"", i, r, text, t->inforom_image);
+	for (unsigned k = 0; k < NVML_INFOROM_COUNT; k++) {
+		text[0] = '\0';
+		r = FN(f_irom, nvmlDeviceGetInforomVersion)(d, (nvmlInforomObject_t)k, text, sizeof(text));
+		CHECK(t->inforom_object[k][0] ? r == 0 && !strcmp(text, t->inforom_object[k])
+					      : r == NVML_ERROR_NOT_SUPPORTED,
+		      "gpu %u InfoROM object %u: %d \"%s\"", i, k, r, text);
+	}
+	r = FN(f_rows, nvmlDeviceGetRemappedRows)(d, &c, &u, &p, &f);
+	CHECK(t->remapped ? r == 0 && c == t->remap_corr && u == t->remap_unc && p == t->remap_pending &&
+				    f == t->remap_failed
+			  : r == NVML_ERROR_NOT_SUPPORTED,
+	      "gpu %u remapped rows: %d %u %u %u %u", i, r, c, u, p, f);
+	r = FN(f_hist, nvmlDeviceGetRowRemapperHistogram)(d, &h);
+	CHECK(t->histogram ? r == 0 && h.max == t->remap_banks[0] && h.none == t->remap_banks[4]
+			   : r == NVML_ERROR_NOT_SUPPORTED,
+	      "gpu %u bank remap histogram: %d max %u", i, r, h.max);
+	r = FN(f_pages, nvmlDeviceGetRetiredPages)(d, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &n, NULL);
+	CHECK(t->retired ? r == 0 && n == t->nretired[1] : r == NVML_ERROR_NOT_SUPPORTED,
+	      "gpu %u retired pages (double bit): %d, %u", i, r, n);
+	r = FN(f_gom, nvmlDeviceGetGpuOperationMode)(d, &cur, &pen);
+	CHECK(t->opmode_current >= 0 ? r == 0 && (int)cur == t->opmode_current : r == NVML_ERROR_NOT_SUPPORTED,
+	      "gpu %u operation mode: %d", i, r);
+}
+
 static void check_telemetry(const struct nvm_gpu *g, unsigned i, nvmlDevice_t d)
 {
 	const struct nvm_telemetry *t = &g->tel;

@@ -135,7 +135,33 @@ if check "apt-get download nvidia-smi" fetch_debs "$conf" "$cache/debs" nvidia-s
 	r=$(nsmi gb300 topo -m); rc=$?
 	check_eq "nvidia-smi topo -m exits 0" 0 $rc
 	check_has "and draws the matrix" "GPU0	 X" "$r"
+	# Every display type of -q -d (its --help lists them): each exits 0
+	# and prints a section per GPU.
+	bad=
+	for d in MEMORY UTILIZATION ECC TEMPERATURE POWER CLOCK COMPUTE PIDS PERFORMANCE \
+		SUPPORTED_CLOCKS PAGE_RETIREMENT ACCOUNTING ENCODER_STATS SUPPORTED_GPU_TARGET_TEMP \
+		VOLTAGE FBC_STATS ROW_REMAPPER RESET_STATUS GSP_FIRMWARE_VERSION; do
+		r=$(nsmi h100 -q -d $d); rc=$?
+		n=$(echo "$r" | grep -c '^GPU 00000000:')
+		[ $rc = 0 ] && [ "$n" = 8 ] || bad="$bad $d(rc=$rc,gpus=$n)"
+	done
+	check_eq "nvidia-smi -q -d: each of 19 display types exits 0 with 8 GPUs" "" "$bad"
+	r=$(nsmi "$LOGS/procs.yaml" --query-compute-apps=gpu_bus_id,pid,process_name,used_memory --format=csv,noheader); rc=$?
+	check_eq "--query-compute-apps exits 0" 0 $rc
+	check_eq "and lists the profile's one process" \
+		"00000000:18:00.0, 4242, python3 train.py, 20480 MiB" "$r"
+	r=$(nsmi "$LOGS/procs.yaml")
+	check_has "the processes box shows it" "4242      C   python3 train.py" "$r"
+	r=$(nsmi gb300 nvlink -s); rc=$?
+	check_eq "nvidia-smi nvlink -s exits 0" 0 $rc
+	check_eq "and shows the profile's 18 NVLink 5 links of each of the 4 GPUs" "4 72" \
+		"$(echo "$r" | grep -c '^GPU [0-3]: NVIDIA GB300 NVL') $(echo "$r" | grep -c 'Link [0-9]*: 53.125 GB/s$')"
+	r=$(nsmi tests/nvml/bridged.yaml nvlink -s)
+	check_eq "bridged: GPU 0's 6 links up at NVLink 4 speed, the other 12 inactive" "6 12" \
+		"$(echo "$r" | sed -n '/^GPU 0:/,/^GPU 1:/p' | grep -c '26.562 GB/s') $(echo "$r" | sed -n '/^GPU 0:/,/^GPU 1:/p' | grep -c '<inactive>')"
 fi
+
+. tests/nvml/nvtop.sh
 
 echo "== bad run-time sections"
 sed 's/    graphics_max: 1980/    graphics_mhz: 1980/' profiles/h100.yaml > "$LOGS/bad1.yaml"
@@ -147,6 +173,15 @@ sed 's/  performance_state: P0/  performance_state: P99/' profiles/h100.yaml > "
 r=$("$nvm" render --profile "$LOGS/bad2.yaml" --root /run/nvn 2>&1); rc=$?
 check_eq "a performance state that does not exist: status 2" 2 $rc
 check_has "and says what is allowed" 'device_defaults.performance_state: "P99": expected P0 to P15' "$r"
+sed 's/single_bit_retirement: {count: 0, addresses: \[\]}/single_bit_retirement: {count: 2, addresses: [0x1f000]}/' \
+	profiles/t4.yaml > "$LOGS/bad3.yaml"
+r=$("$nvm" render --profile "$LOGS/bad3.yaml" --root /run/nvn 2>&1); rc=$?
+check_eq "retired pages counted but not listed: status 2" 2 $rc
+check_has "and says which" "device_defaults.retired_pages.single_bit_retirement: count 2, but 1 addresses listed" "$r"
+sed 's/^  remapped_rows:$/  gpu_operation_mode: {current: turbo}\n&/' profiles/h100.yaml > "$LOGS/bad4.yaml"
+r=$("$nvm" render --profile "$LOGS/bad4.yaml" --root /run/nvn 2>&1); rc=$?
+check_eq "an operation mode that does not exist: status 2" 2 $rc
+check_has "and says what is allowed" 'device_defaults.gpu_operation_mode.current: "turbo": expected all_on, compute, low_dp, N/A' "$r"
 
 echo "== outside the targets"
 r=$(timeout 30 "$in_cgroup" "$O" "$check_nvml" "$lib" --outside)
