@@ -4,9 +4,11 @@
  * (NVIDIA's k8s-test-infra mock NVML) published from running nvidia-smi:
  * one table id, a first word that is the table's size in bytes, then
  * entry points called with up to four pointer-sized arguments; slot 81
- * maps a GPU index to a handle; every other slot succeeds, and writes a
- * zero count where its first argument is one of our GPUs and its second a
- * pointer (slot 165 takes a GPU and the number 1: that is no pointer). Each slot has an entry point of its own, so that with
+ * maps a GPU index to a handle; slot 213 lists a GPU's compute processes;
+ * every other slot succeeds, and writes a zero count where its first
+ * argument is one of our GPUs and its second a pointer (slot 165 takes a
+ * GPU and the number 1: that is no pointer). Each slot has an entry point
+ * of its own, so that with
  * NVMIRAGE_NVML_TRACE set in the environment every call nvidia-smi makes
  * through the table is logged (slot and arguments) on stderr: observed,
  * never disassembled. */
@@ -66,16 +68,21 @@ static nvmlReturn_t compute_processes(const struct nvmlDevice_st *d, unsigned *c
 
 static nvmlReturn_t dispatch(unsigned slot, void *a0, void *a1, void *a2, void *a3)
 {
-	if (getenv("NVMIRAGE_NVML_TRACE"))
-		fprintf(stderr, "nvmirage nvml: export slot %u (%p, %p, %p, %p)%s%u\n", slot, a0, a1, a2,
-			a3, is_ours(a0) && (uintptr_t)a1 >= 0x10000 ? " *a1=" : "",
-			is_ours(a0) && (uintptr_t)a1 >= 0x10000 ? *(unsigned *)a1 : 0);
+	/* A GPU and a pointer (a small number is an argument, not a pointer
+	 * to write through): a per-GPU slot with a count to write. */
+	bool counted = is_ours(a0) && (uintptr_t)a1 >= 0x10000;
+
+	if (getenv("NVMIRAGE_NVML_TRACE")) {
+		fprintf(stderr, "nvmirage nvml: export slot %u (%p, %p, %p, %p)", slot, a0, a1, a2, a3);
+		if (counted)
+			fprintf(stderr, " count in %u", *(unsigned *)a1);
+		fputc('\n', stderr);
+	}
 	if (slot == 81 && (uintptr_t)a0 < MAX_GPUS && (uintptr_t)a2 == 0x22 && a1)
 		return nvmlDeviceGetHandleByIndex_v2((unsigned)(uintptr_t)a0, (nvmlDevice_t *)a1);
-	if (slot == 213 && is_ours(a0) && (uintptr_t)a1 >= 0x10000 && (uintptr_t)a2 >= 0x10000)
+	if (slot == 213 && counted && (uintptr_t)a2 >= 0x10000)
 		return compute_processes(a0, a1, a2);
-	/* (A small number is an argument, not a pointer to write through.) */
-	if (is_ours(a0) && (uintptr_t)a1 >= 0x10000)
+	if (counted)
 		*(unsigned *)a1 = 0;
 	return NVML_SUCCESS;
 }

@@ -79,8 +79,10 @@ API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_
 	NEED_DEV(d);
 	if (n < 0 || (n && !values))
 		return NVML_ERROR_INVALID_ARGUMENT;
+	bool trace = getenv("NVMIRAGE_NVML_TRACE") != NULL;
+
 	for (int i = 0; i < n; i++) {
-		if (getenv("NVMIRAGE_NVML_TRACE"))
+		if (trace)
 			fprintf(stderr, "nvmirage nvml: field %u (scope %u)\n", values[i].fieldId, values[i].scopeId);
 		if (!nvml_nvlink_field(d, &values[i]))
 			values[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;

@@ -134,6 +134,18 @@ static bool held_open(int rd)
 	return read(rd, &c, 1) < 0 && errno == EAGAIN;
 }
 
+/* Two pipes, their write ends handed to the keeper (answered: it has
+ * them) as an entry link (in) and an exit link (out), and closed here. */
+static void hand_over_pipes(struct keeper *k, int in[2], int out[2])
+{
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(keeper_hold(k, &in[1], 1, true), 0);
+	assert_int_equal(keeper_hold(k, &out[1], 1, false), 0);
+	close(in[1]);
+	close(out[1]);
+}
+
 static void holds_the_links_until_told(void **state)
 {
 	struct patchbook *b = book_new_shared();
@@ -143,13 +155,7 @@ static void holds_the_links_until_told(void **state)
 	(void)state;
 	assert_non_null(b);
 	start(&k, b);
-	assert_int_equal(pipe(in), 0);
-	assert_int_equal(pipe(out), 0);
-	/* answered: the keeper has them */
-	assert_int_equal(keeper_hold(&k, &in[1], 1, true), 0);
-	assert_int_equal(keeper_hold(&k, &out[1], 1, false), 0);
-	close(in[1]);
-	close(out[1]);
+	hand_over_pipes(&k, in, out);
 	assert_true(held_open(in[0]));
 	assert_true(held_open(out[0]));
 	keeper_let_go(&k); /* answered once the keeper has closed them */
@@ -175,12 +181,7 @@ static void lets_the_exit_side_go_after_the_bytes_are_back(void **state)
 	memcpy(path_a, repl, SPAN);
 	book_here(b, path_a, true);
 	start(&k, b);
-	assert_int_equal(pipe(in), 0);
-	assert_int_equal(pipe(out), 0);
-	assert_int_equal(keeper_hold(&k, &in[1], 1, true), 0);
-	assert_int_equal(keeper_hold(&k, &out[1], 1, false), 0);
-	close(in[1]);
-	close(out[1]);
+	hand_over_pipes(&k, in, out);
 	close(k.fd); /* the agent's end */
 	assert_int_equal(read(out[0], &c, 1), 0); /* blocks until let go */
 	assert_memory_equal(path_a, orig, SPAN);
