@@ -112,6 +112,10 @@ enum nvm_patch_flags {
 	NVM_PATCH_F_INKERNEL = 1, /* written by the kernel side: orig and repl
 				   * below are the record (the agent's book
 				   * holds the others) */
+	NVM_PATCH_F_HELD = 2,     /* (RESTORING) put in by the agent's janitor
+				   * while it restores a patch the kernel side
+				   * no longer tracks: no new patch is taken at
+				   * that place until it is gone */
 };
 
 struct nvm_patch {

@@ -46,23 +46,27 @@ void book_put(struct engine *e, const struct patch_rec *copy, bool retire)
 }
 
 /* Ends the kernel side's entry at key, once its bytes are back (or gone
- * with its process): an in-kernel record stays, RESTORED, for fork children
- * that copied the replacement (as the kernel side keeps its own); any other
- * entry is removed. An entry still RESTORING is one the kernel side handed
- * over (its wait is over): it comes off nr_handed, exactly once, under the
- * book's lock. The address space is marked recent for nvm_fork. */
-void end_entry(struct engine *e, const struct nvm_patch_key *key)
+ * with its process), if it is still the one the caller worked on: the one
+ * taken at since (0: whichever is there; a newer patch at the same place
+ * is never ended for an older one's sake). An in-kernel record stays,
+ * RESTORED, for fork children that copied the replacement (as the kernel
+ * side keeps its own); any other entry is removed. An entry still
+ * RESTORING that the kernel side handed over (its wait is over) comes off
+ * nr_handed, exactly once, under the book's lock; the janitor's own hold
+ * (NVM_PATCH_F_HELD) was never counted there. The address space is marked
+ * recent for nvm_fork. */
+void end_entry(struct engine *e, const struct nvm_patch_key *key, uint64_t since)
 {
 	struct nvm_patch p;
 	bool handed = false, ended;
 	uint64_t now = now_ns();
 
 	book_lock(e);
-	if (bpf_map_lookup_elem(e->patches_fd, key, &p)) {
+	if (bpf_map_lookup_elem(e->patches_fd, key, &p) || (since && p.since != since)) {
 		book_unlock(e);
 		return;
 	}
-	handed = NVM_PATCH_STATE(p.word) == NVM_PATCH_RESTORING;
+	handed = NVM_PATCH_STATE(p.word) == NVM_PATCH_RESTORING && !(p.flags & NVM_PATCH_F_HELD);
 	if (handed && (p.flags & NVM_PATCH_F_INKERNEL)) {
 		p.word = NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0);
 		p.since = now;
@@ -271,7 +275,7 @@ void answer_late(struct engine *e, const struct nvm_slot *s, int fd)
 	if (s->kind == NVM_REQ_PATCH && take_rec(e, s->mm, s->addr, &rec))
 		answer_restore_rec(e, &rec, fd);
 	if (s->kind == NVM_REQ_RESTORE)
-		end_entry(e, &key);
+		end_entry(e, &key, 0);
 }
 
 int answer_request(struct engine *e, const struct nvm_slot *req, int fd)
@@ -289,5 +293,5 @@ void answer_unwaited(struct engine *e, const struct nvm_slot *req)
 	struct nvm_patch_key key = { .mm = req->mm, .addr = req->addr };
 
 	if (req->kind == NVM_REQ_RESTORE)
-		end_entry(e, &key);
+		end_entry(e, &key, 0);
 }

@@ -123,7 +123,7 @@ int answer_restore_rec(struct engine *e, const struct patch_rec *rec, int fd);
 void book_put(struct engine *e, const struct patch_rec *rec, bool retire);
 /* Ends the kernel side's entry at key once its bytes are back (see
  * answers.c). */
-void end_entry(struct engine *e, const struct nvm_patch_key *key);
+void end_entry(struct engine *e, const struct nvm_patch_key *key, uint64_t since);
 
 int service_start(struct engine *e);
 void service_stop(struct engine *e);

@@ -16,6 +16,8 @@
  * (service_enter): marked, so no other thread follows it into a process it
  * sleeps in and the stall watch sees it, and kept out of a process another
  * thread sleeps in (that record waits for a later turn). */
+#include <string.h>
+
 #include <bpf/bpf.h>
 
 #include "engine/engine_int.h"
@@ -55,22 +57,56 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 	if (fd < 0)
 		fd = memio_fd(e->mem, p->tgid, p->tgid, key->mm);
 	if (fd < 0) {
-		end_entry(e, key); /* the process is gone */
+		end_entry(e, key, p->since); /* the process is gone */
 	} else if (w->all || state == NVM_PATCH_RESTORING) {
 		/* (An applied patch of a live process is in use inside a
 		 * syscall, unless the programs are detached.) */
 		if (p->span < NVM_PATH_READ &&
 		    memio_swap(fd, key->addr, p->repl, p->orig, p->span) == 0)
 			ASTAT_ADD(e, late_restores, 1);
-		end_entry(e, key);
+		end_entry(e, key, p->since);
 	}
 	memio_put(e->mem, fd);
 	service_leave(w->t);
 }
 
+/* The janitor restores a booked patch only while it holds the kernel
+ * side's entry at its place: the one the kernel side handed over
+ * (RESTORING: its task stopped waiting), or, where there is none (the task
+ * gave up before the patch was in place, or the entry was ended), one it
+ * puts in itself (NVM_PATCH_F_HELD). Without, a task could take a new
+ * patch there as soon as the bytes were back, and ending the entry then
+ * ended the new patch's: that syscall returned with nothing to restore
+ * its bytes, the janitor restored them a while later, and the same could
+ * happen again at every turn of a task that opens one path in a loop.
+ * False when another entry is there (a patch in use): a later turn. The
+ * address space is marked recent, so a fork meanwhile has its copy
+ * repaired. */
+static bool hold_entry(struct engine *e, const struct nvm_patch_key *key, uint64_t *since)
+{
+	struct nvm_patch p;
+	uint64_t now = now_ns();
+
+	if (bpf_map_lookup_elem(e->patches_fd, key, &p) == 0) {
+		if (NVM_PATCH_STATE(p.word) != NVM_PATCH_RESTORING || (p.flags & NVM_PATCH_F_HELD))
+			return false;
+	} else {
+		memset(&p, 0, sizeof(p));
+		p.word = NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0);
+		p.flags = NVM_PATCH_F_HELD;
+		p.since = now;
+		if (bpf_map_update_elem(e->patches_fd, key, &p, BPF_NOEXIST))
+			return false;
+	}
+	*since = p.since;
+	bpf_map_update_elem(bpf_map__fd(e->skel->maps.mm_recent), &key->mm, &now, BPF_ANY);
+	return true;
+}
+
 /* Restores patches the kernel side left behind (a task that gave up waiting
  * or was killed in its syscall). Candidates are taken under the lock, then
- * restored with it released, a batch at a time. */
+ * restored with it released, a batch at a time. With all (the programs
+ * detached), every live one, with no entry to hold. */
 void service_janitor(struct engine *e, struct service_thread *t, bool all)
 {
 	uint64_t now = now_ns(), stale = e->times.stale;
@@ -110,10 +146,16 @@ void service_janitor(struct engine *e, struct service_thread *t, bool all)
 		for (i = 0; i < n; i++) {
 			struct patch_rec *rec = &batch[i];
 			struct nvm_patch_key key = { .mm = rec->mm, .addr = rec->addr };
+			uint64_t since = 0;
 			int fd;
 
 			if (!service_enter(e, t, rec->mm)) {
 				book_put(e, rec, false); /* for a later turn */
+				continue;
+			}
+			if (!all && !hold_entry(e, &key, &since)) {
+				service_leave(t);
+				book_put(e, rec, false);
 				continue;
 			}
 			fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);
@@ -123,7 +165,7 @@ void service_janitor(struct engine *e, struct service_thread *t, bool all)
 				book_put(e, rec, true); /* the process is gone */
 			memio_put(e->mem, fd);
 			service_leave(t);
-			end_entry(e, &key);
+			end_entry(e, &key, since);
 		}
 	}
 }
