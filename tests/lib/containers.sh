@@ -72,7 +72,8 @@ nvmirage_image() {
 # them), the host's network, detached. OPTIONS: bind=SRC:DST (read-only),
 # rw=SRC:DST (a writable bind), tmpfs=DIR, hostname=NAME, privileged (every
 # capability), device=PATH:MAJOR:MINOR (a character device node the
-# container may use, as a device plugin gives one). Its output goes to
+# container may use, as a device plugin gives one), env=NAME=VALUE (in its
+# processes' environment). Its output goes to
 # $CDIR/bundles/ID.log.
 runc_start() {
 	id=$1 cg=$2 rootfs=$3
@@ -115,6 +116,8 @@ runc_start() {
 	                            "options": ["nosuid", "mode=755"]})
 	    elif k == "hostname":
 	        c["hostname"] = v
+	    elif k == "env":
+	        c["process"]["env"].append(v)
 	    elif k == "privileged":
 	        # Every capability this host's bounding set has (numbers as in
 	        # linux/capability.h), as a privileged pod gets them.

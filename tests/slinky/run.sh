@@ -173,7 +173,7 @@ for m in 0 1 2 3; do devs="$devs device=/dev/nvidia$m:195:$m"; done
 runc_start slinky-worker "$NODE/$PW/cri-containerd-slurmd.scope" "$slurm" $common privileged \
 	$devs device=/dev/nvidiactl:195:255 tmpfs=/var/spool/slurmd tmpfs=/var/log/slurm \
 	bind="$work/detect:/etc/detect" bind="$work/slurm-nvml/usr/lib/$triplet/slurm-wlm:/opt/slurm-nvml" \
-	bind="$(pwd)/$out/libnvidia-ml.so.1:/opt/nvml/libnvidia-ml.so.1" \
+	bind="$(pwd)/$out/libnvidia-ml.so.1:/opt/nvml/libnvidia-ml.so.1" env=LD_LIBRARY_PATH=/opt/nvml \
 	hostname=slinky-worker-0 -- \
 	slurmd -D -Z -v --conf-server 127.0.0.1:16817 --conf "Features=gpu Gres=gpu:nvidia_gb300_nvl:4"
 
@@ -226,6 +226,37 @@ check_has "the same commands in the controller pod (no GPU) see no GPUs" "ls: ca
 check_has "and no driver" "raw=No such file or directory" "$r"
 r=$(ctl timeout 60 srun -N1 --gres=gpu:4 sh -c 'echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"')
 check_has "srun --gres=gpu:4 gets all four" "CUDA_VISIBLE_DEVICES=0,1,2,3" "$r"
+
+echo "== Slurm's GPU energy accounting on nvmirage's NVML"
+# A site that accounts GPU energy: AcctGatherEnergyType=acct_gather_energy/gpu,
+# which asks Slurm's gpu plugin for each GPU's power: NVML's with
+# AutoDetect=nvml (slurmd finds nvmirage's library by its LD_LIBRARY_PATH,
+# where the container toolkit would put it). slurmctld asks the node every
+# 5 s, and each ask has slurmd poll the GPUs. scontrol reconfigure: 24.11's
+# daemons restart in place, and configless slurmd fetches the new files.
+# Slurm's gpu/nvml counts the GPUs through NVML but reads no power (its
+# energy read returns no data, in 24.11 as in later releases), so a real
+# NVIDIA node reports 0 W here too; nvmirage's node must say the same.
+echo "AutoDetect=nvml" > "$work/slurm/gres.conf"
+cat >> "$work/slurm/slurm.conf" <<EOF
+PluginDir=/usr/lib/$triplet/slurm-wlm:/opt/slurm-nvml
+AcctGatherEnergyType=acct_gather_energy/gpu
+AcctGatherNodeFreq=5
+DebugFlags=Energy
+EOF
+wlog=$CDIR/bundles/slinky-worker.log
+before=$(wc -l < "$wlog")
+ctl scontrol reconfigure > /dev/null
+since() { tail -n +"$((before + 1))" "$wlog"; }
+polled() { since | grep -q 'gpu-thread: gpu 3 current_watts'; }
+check "slurmd's energy plugin polls the GPUs" wait_for 30 polled
+check_has "through Slurm's gpu/nvml, which found the 4 GPUs in nvmirage's NVML" \
+	"gpu/nvml: _get_system_gpu_list_nvml: 4 GPU system device(s) detected" "$(since)"
+check_eq "it polls each of the 4" "0 1 2 3" \
+	"$(since | sed -n 's/.*gpu-thread: gpu \([0-9]*\) current_watts.*/\1/p' | sort -u | paste -sd ' ')"
+check_has "and the node reports 0 W, as a real NVIDIA node does (gpu/nvml reads no power)" \
+	"CurrentWatts=0 " "$(ctl scontrol show node slinky-worker-0)"
+
 podman stop -t 10 "$AGENT" > /dev/null
 wait "$logs_pid" 2>/dev/null; logs_pid=
 check_has "SIGTERM (podman stop): the agent detached" "detached; counters" "$(cat "$LOG")"
