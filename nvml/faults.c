@@ -64,6 +64,41 @@ API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, nvmlMemoryErrorType
 	return NVML_SUCCESS;
 }
 
+/* Errors by where they happened: the GPU's memory (DRAM: HBM on a
+ * data-center GPU) holds the ones counted above, its SRAM none; the other
+ * locations are older GPUs'. */
+API nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t d, nvmlMemoryErrorType_t type,
+						 nvmlEccCounterType_t counter,
+						 nvmlMemoryLocation_t where, unsigned long long *count)
+{
+	NEED_DEV(d);
+	if (!count || (unsigned)where >= NVML_MEMORY_LOCATION_COUNT)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (where == NVML_MEMORY_LOCATION_SRAM) {
+		if ((unsigned)type >= NVML_MEMORY_ERROR_TYPE_COUNT ||
+		    (unsigned)counter >= NVML_ECC_COUNTER_TYPE_COUNT)
+			return NVML_ERROR_INVALID_ARGUMENT;
+		*count = 0;
+		return NVML_SUCCESS;
+	}
+	if (where != NVML_MEMORY_LOCATION_DRAM)
+		return NVML_ERROR_NOT_SUPPORTED;
+	return nvmlDeviceGetTotalEccErrors(d, type, counter, count);
+}
+
+/* The SRAM's error status: none, and below every threshold. */
+API nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t d, nvmlEccSramErrorStatus_t *status)
+{
+	NEED_DEV(d);
+	if (!status)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (status->version != nvmlEccSramErrorStatus_v1)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	memset(status, 0, sizeof(*status));
+	status->version = nvmlEccSramErrorStatus_v1;
+	return NVML_SUCCESS;
+}
+
 /* An event set: the GPUs registered and, for each, the last Xid event
  * delivered (events before the registration are not delivered). */
 struct nvmlEventSet_st {

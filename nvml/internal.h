@@ -126,6 +126,9 @@ int nvml_process_name(unsigned pid, char *out, size_t len);
 /* The NVLink field values (link count, per-link speed, state, version),
  * from the profile's nvlink section: true if v is one (nvlink.c). */
 bool nvml_nvlink_field(nvmlDevice_t d, nvmlFieldValue_t *v);
+/* The power, energy and temperature-limit field values, from the
+ * profile's telemetry: true if v is one (sensors.c). */
+bool nvml_sensor_field(nvmlDevice_t d, nvmlFieldValue_t *v);
 
 /* s into out of len bytes, or INSUFFICIENT_SIZE, as NVML's string getters. */
 nvmlReturn_t nvml_copy_str(char *out, unsigned len, const char *s);

@@ -401,6 +401,10 @@ typedef union nvmlValue_st {
 	signed long long sllVal;
 } nvmlValue_t;
 
+#define NVML_POWER_SCOPE_GPU 0U
+#define NVML_POWER_SCOPE_MODULE 1U
+#define NVML_POWER_SCOPE_MEMORY 2U
+
 /* The NVLink field ids nvmirage answers (nvlink.c). */
 #define NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 84
 #define NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90
@@ -458,6 +462,84 @@ nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int
 nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode);
 nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled,
 						   nvmlEnableState_t *defaultIsEnabled);
+
+/* What nvidia-smi -q asks of features a profile's GPU lacks or has off
+ * (platform.c), and memory errors by location (faults.c). */
+typedef enum nvmlBridgeChipType_enum { NVML_BRIDGE_CHIP_PLX = 0, NVML_BRIDGE_CHIP_BRO4 = 1 } nvmlBridgeChipType_t;
+#define NVML_MAX_PHYSICAL_BRIDGE (128)
+typedef struct nvmlBridgeChipInfo_st {
+	nvmlBridgeChipType_t type;
+	unsigned int fwVersion;
+} nvmlBridgeChipInfo_t;
+typedef struct nvmlBridgeChipHierarchy_st {
+	unsigned char bridgeCount;
+	nvmlBridgeChipInfo_t bridgeChipInfo[NVML_MAX_PHYSICAL_BRIDGE];
+} nvmlBridgeChipHierarchy_t;
+
+typedef struct {
+	unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+
+#define NVML_GPU_FABRIC_UUID_LEN 16
+typedef unsigned char nvmlGpuFabricState_t;
+typedef struct {
+	unsigned int version;
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+	unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+typedef nvmlGpuFabricInfo_v2_t nvmlGpuFabricInfoV_t;
+
+typedef enum nvmlHostVgpuMode_enum {
+	NVML_HOST_VGPU_MODE_NON_SRIOV = 0,
+	NVML_HOST_VGPU_MODE_SRIOV = 1
+} nvmlHostVgpuMode_t;
+
+typedef struct {
+	unsigned int version;
+	unsigned int mode;
+} nvmlVgpuHeterogeneousMode_v1_t;
+typedef nvmlVgpuHeterogeneousMode_v1_t nvmlVgpuHeterogeneousMode_t;
+
+typedef enum nvmlMemoryLocation_enum {
+	NVML_MEMORY_LOCATION_L1_CACHE = 0,
+	NVML_MEMORY_LOCATION_L2_CACHE = 1,
+	NVML_MEMORY_LOCATION_DRAM = 2,
+	NVML_MEMORY_LOCATION_DEVICE_MEMORY = 2,
+	NVML_MEMORY_LOCATION_REGISTER_FILE = 3,
+	NVML_MEMORY_LOCATION_TEXTURE_MEMORY = 4,
+	NVML_MEMORY_LOCATION_TEXTURE_SHM = 5,
+	NVML_MEMORY_LOCATION_CBU = 6,
+	NVML_MEMORY_LOCATION_SRAM = 7,
+	NVML_MEMORY_LOCATION_COUNT
+} nvmlMemoryLocation_t;
+
+typedef struct {
+	unsigned int version;
+	unsigned long long aggregateUncParity, aggregateUncSecDed, aggregateCor;
+	unsigned long long volatileUncParity, volatileUncSecDed, volatileCor;
+	unsigned long long aggregateUncBucketL2, aggregateUncBucketSm, aggregateUncBucketPcie;
+	unsigned long long aggregateUncBucketMcu, aggregateUncBucketOther;
+	unsigned int bThresholdExceeded;
+} nvmlEccSramErrorStatus_v1_t;
+typedef nvmlEccSramErrorStatus_v1_t nvmlEccSramErrorStatus_t;
+#define nvmlEccSramErrorStatus_v1 ((unsigned int)(sizeof(nvmlEccSramErrorStatus_v1_t) | (1u << 24)))
+
+nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy);
+nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo);
+nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory);
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
+nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode);
+nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp,
+					   unsigned long *durationUs);
+nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device,
+						nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
+nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+					     nvmlEccCounterType_t counterType,
+					     nvmlMemoryLocation_t locationType, unsigned long long *count);
+nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
 
 /* Not in NVIDIA's header: the internal export table nvidia-smi asks for
  * (nvml/export_table.c). */

@@ -300,3 +300,72 @@ API nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t d, nvmlEnableState_t *
 {
 	return flag(d, TEL(d, accounting), m);
 }
+
+/* The field values nvidia-smi -q reads power and temperature limits by
+ * (GPU scope; the module and the memory scopes are not modelled and
+ * answer NOT_SUPPORTED, as an H200's module scope does). */
+#define FI_MEMORY_TEMP 82
+#define FI_POWER_AVERAGE 185
+#define FI_POWER_INSTANT 186
+#define FI_POWER_MIN_LIMIT 187
+#define FI_POWER_MAX_LIMIT 188
+#define FI_POWER_DEFAULT_LIMIT 189
+#define FI_POWER_CURRENT_LIMIT 190
+#define FI_ENERGY 191
+#define FI_POWER_REQUESTED_LIMIT 192
+#define FI_TLIMIT_SHUTDOWN 193
+#define FI_TLIMIT_SLOWDOWN 194
+#define FI_TLIMIT_MEM_MAX 195
+#define FI_TLIMIT_GPU_MAX 196
+
+static void field_uint(nvmlFieldValue_t *v, unsigned x, bool have)
+{
+	v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+	v->value.uiVal = x;
+	v->nvmlReturn = have ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+}
+
+/* A T.Limit threshold: how far below the limit it lies, in degrees (the
+ * limit is the GPU's, or the memory's, maximum operating temperature), as
+ * NVML gives them: the shutdown threshold 7 degrees above an 85 C limit
+ * is -7. */
+static void field_tlimit(nvmlFieldValue_t *v, unsigned limit, unsigned threshold)
+{
+	v->valueType = NVML_VALUE_TYPE_SIGNED_INT;
+	v->value.siVal = (int)limit - (int)threshold;
+	v->nvmlReturn = limit && threshold ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+}
+
+bool nvml_sensor_field(nvmlDevice_t d, nvmlFieldValue_t *v)
+{
+	const struct nvm_telemetry *t = &d->tel;
+	bool power = v->fieldId >= FI_POWER_AVERAGE && v->fieldId <= FI_POWER_REQUESTED_LIMIT;
+
+	if (v->fieldId != FI_MEMORY_TEMP && !power &&
+	    (v->fieldId < FI_TLIMIT_SHUTDOWN || v->fieldId > FI_TLIMIT_GPU_MAX))
+		return false;
+	if (!t->present || (power && v->scopeId != NVML_POWER_SCOPE_GPU)) {
+		v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+		return true;
+	}
+	switch (v->fieldId) {
+	case FI_MEMORY_TEMP: field_uint(v, t->temp_mem.set ? now_u(d, &t->temp_mem) : 0, t->temp_mem.set); break;
+	case FI_POWER_AVERAGE:
+	case FI_POWER_INSTANT: field_uint(v, t->power.set ? now_u(d, &t->power) : 0, t->power.set); break;
+	case FI_POWER_MIN_LIMIT: field_uint(v, t->power_min, t->power_max != 0); break;
+	case FI_POWER_MAX_LIMIT: field_uint(v, t->power_max, t->power_max != 0); break;
+	case FI_POWER_DEFAULT_LIMIT: field_uint(v, t->power_default, t->power_default != 0); break;
+	case FI_POWER_CURRENT_LIMIT:
+	case FI_POWER_REQUESTED_LIMIT: field_uint(v, t->power_limit, t->power_limit != 0); break;
+	case FI_ENERGY:
+		v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+		v->value.ullVal = t->power.set ? nvml_energy_mj(d) : 0;
+		v->nvmlReturn = t->power.set ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+		break;
+	case FI_TLIMIT_SHUTDOWN: field_tlimit(v, t->temp_gpu_max, t->temp_shutdown); break;
+	case FI_TLIMIT_SLOWDOWN: field_tlimit(v, t->temp_gpu_max, t->temp_slowdown); break;
+	case FI_TLIMIT_MEM_MAX: field_tlimit(v, t->temp_mem_max, t->temp_mem_max); break;
+	case FI_TLIMIT_GPU_MAX: field_tlimit(v, t->temp_gpu_max, t->temp_gpu_max); break;
+	}
+	return true;
+}

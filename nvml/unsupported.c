@@ -72,8 +72,9 @@ API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses(nvmlDevice_t d, unsigne
 API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v2_t *i) { return no_mps(d, c); }
 API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *i) { return no_mps(d, c); }
 
-/* Field values (NVLink counters, and the like): each field answers
- * NOT_SUPPORTED in its own return code, as NVML does per field. */
+/* Field values (NVLink's, power and temperature limits): a field nvmirage
+ * does not model answers NOT_SUPPORTED in its own return code, as NVML
+ * does per field. */
 API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_t *values)
 {
 	NEED_DEV(d);
@@ -84,7 +85,7 @@ API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_
 	for (int i = 0; i < n; i++) {
 		if (trace)
 			fprintf(stderr, "nvmirage nvml: field %u (scope %u)\n", values[i].fieldId, values[i].scopeId);
-		if (!nvml_nvlink_field(d, &values[i]))
+		if (!nvml_nvlink_field(d, &values[i]) && !nvml_sensor_field(d, &values[i]))
 			values[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
 	}
 	return NVML_SUCCESS;

@@ -113,6 +113,9 @@ check_eq "the waiter gets Xid 48, 48 and 31 from GPU 0, in order" "$(printf '%s\
 check_eq "ECC: 2 uncorrectable errors (volatile and aggregate), 2 rows to remap, pending (no page retirement on GB300)" \
 	"ecc_mode=1 volatile=2 aggregate=2 corrected=0 remapped_corr=0 remapped_unc=2 remap_pending=1 remap_failed=0 retired_pending=9" \
 	"$(in_t "$cf" "$lib" ecc $B0)"
+r=$(in_t env LD_LIBRARY_PATH="$(pwd)/$out" "$smi_bin" -q -d ECC -i 0)
+check_eq "NVIDIA's nvidia-smi -q -d ECC: the 2 under DRAM Uncorrectable, volatile and aggregate" \
+	"2 2" "$(echo "$r" | sed -n 's/^ *DRAM Uncorrectable *: //p' | paste -sd ' ')"
 r=$(in_t "$cf" "$lib" events 300 1)
 check_has "a waiter that comes later gets no old event" "timeout" "$r"
 check_has "status counts them" '"gpu":0,"bus_id":"0008:06:00.0","mode":"none","ecc_errors":2,"ecc_pending":true,"xid_events":3,"xids":[48,48,31]' \

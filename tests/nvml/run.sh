@@ -129,6 +129,16 @@ if check "apt-get download nvidia-smi" fetch_debs "$conf" "$cache/debs" nvidia-s
 	check_eq "nvidia-smi -q exits 0" 0 $rc
 	check_eq "a section per GPU" 8 "$(echo "$r" | grep -c 'Product Name  *: NVIDIA H100 80GB HBM3')"
 	check_has "with the profile's clocks" "$(printf '    Max Clocks\n        Graphics                          : 1980 MHz\n        SM                                : 1980 MHz\n        Memory                            : 2619 MHz')" "$r"
+	check_eq "no line of it says Function Not Found (every function it looks up is there)" 0 \
+		"$(echo "$r" | grep -c 'Function Not Found')"
+	check_has "power readings from the profile (GPU scope; module scope N/A, as an H200's)" \
+		"$(printf '        Current Power Limit               : 700.00 W\n        Requested Power Limit             : 700.00 W\n        Default Power Limit               : 700.00 W\n        Min Power Limit                   : 200.00 W\n        Max Power Limit                   : 700.00 W')" "$r"
+	check_has "T.Limit thresholds from the profile's (92, 87 and 85 C)" \
+		"$(printf '        GPU Shutdown T.Limit Temp         : -7 C\n        GPU Slowdown T.Limit Temp         : -2 C\n        GPU Max Operating T.Limit Temp    : 0 C')" "$r"
+	check_eq "ECC errors by location: 15 counters, all 0 (SRAM and DRAM), on each GPU" 120 \
+		"$(echo "$r" | grep -c '^            \(SRAM\|DRAM\) [A-Za-z0-9 -]* *: 0$')"
+	check_eq "N/A lines per GPU (a real H200 under 580 prints 54 of its own set)" 40 \
+		"$(echo "$r" | sed -n '/^GPU 00000000:18:00.0/,/^GPU 00000000:2A/p' | grep -c 'N/A')"
 	nsmi gb300 -q -x > "$LOGS/qx.xml"
 	check_eq "nvidia-smi -q -x is valid XML, a gpu element per GPU" 4 \
 		"$(/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; print(len(E.parse(sys.argv[1]).findall("gpu")))' "$LOGS/qx.xml" 2>&1)"
