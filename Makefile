@@ -49,7 +49,8 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.skel.h,$(BPF_SRCS))
 BPF_HDRS   := $(shell find bpf -name '*.h')
-AGENT_SRCS := $(shell find agent -name '*.c' | sort)
+# agent/smi/nvidia-smi.c is the main of a program of its own (below).
+AGENT_SRCS := $(filter-out agent/smi/nvidia-smi.c,$(shell find agent -name '*.c' | sort))
 PROTOS     := $(shell find agent -name '*.proto')
 PROTO_SRCS := $(patsubst %.proto,$(OUT)/proto/%.pb-c.c,$(notdir $(PROTOS)))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
@@ -71,7 +72,7 @@ vpath %.proto $(sort $(dir $(PROTOS)))
 PREFIX   ?= /usr/local
 
 .PHONY: all clean test test-all unit ktest e2e vmtest vmbench arm64-guest bench demo helpers install image
-all: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so
+all: $(OUT)/nvmirage $(OUT)/nvidia-smi $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so
 
 # The mock NVML: only the nvml* API is exported. (Its NOT_SUPPORTED stubs
 # take the API's arguments and use none of them.)
@@ -115,6 +116,14 @@ $(OUT)/proto/%.pb-c.o: $(OUT)/proto/%.pb-c.c $(PROTO_HDRS) | $(CROSS_DEP)
 $(OUT)/nvmirage: $(AGENT_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# The nvidia-smi the tree delivers into every target: nvmirage's smi as a
+# program that needs only the C library.
+SMI_OBJS := $(OUT)/agent/smi/nvidia-smi.o $(OUT)/agent/smi/smi.o $(OUT)/agent/lib/log.o \
+            $(OUT)/agent/lib/fsutil.o
+$(OUT)/nvidia-smi: $(SMI_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -ldl
 
 $(OUT)/sysroot/.done: tests/vm/sysroot.sh
 	$(call msg,SYSROOT,$(@D))
@@ -207,7 +216,7 @@ $(OUT)/helpers/match: tests/kernel/match.c $(LIB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml \
-	 $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so \
+	 $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so $(OUT)/nvidia-smi \
 	 $(OUT)/helpers/check_faults \
 	 $(OUT)/helpers/floor $(OUT)/helpers/match $(OUT)/helpers/devdeny $(OUT)/helpers/busybox
 
@@ -224,7 +233,8 @@ e2e: $(OUT)/nvmirage helpers
 ARM64_OUT := $(OUT)/arm64
 arm64-guest:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUT=$(ARM64_OUT) \
-		$(ARM64_OUT)/nvmirage $(ARM64_OUT)/helpers/reader $(ARM64_OUT)/helpers/bench
+		$(ARM64_OUT)/nvmirage $(ARM64_OUT)/nvidia-smi $(ARM64_OUT)/libnvidia-ml.so.1 \
+		$(ARM64_OUT)/helpers/reader $(ARM64_OUT)/helpers/bench
 
 vmtest: $(OUT)/nvmirage helpers arm64-guest
 	$(Q)sh tests/vm/run.sh $(OUT)
@@ -250,9 +260,10 @@ demo:
 
 # The binary finds its profiles in $(PREFIX)/share/nvmirage/profiles, and
 # `smi` its NVML in $(PREFIX)/lib/nvmirage.
-install: $(OUT)/nvmirage $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so
+install: $(OUT)/nvmirage $(OUT)/nvidia-smi $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 755 $(OUT)/nvmirage $(DESTDIR)$(PREFIX)/bin/nvmirage
+	$(Q)install -D -m 755 $(OUT)/nvidia-smi $(DESTDIR)$(PREFIX)/lib/nvmirage/nvidia-smi
 	$(Q)install -D -m 755 $(OUT)/libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/nvmirage/libnvidia-ml.so.1
 	$(Q)ln -sfn libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/nvmirage/libnvidia-ml.so
 	$(Q)install -d $(DESTDIR)$(PREFIX)/share/nvmirage/profiles

@@ -220,7 +220,7 @@ struct {
 	{                                                                           \
 		__u64 addr = target_path(regs, id);                                 \
 		if (addr)                                                           \
-			enter(current_mm(), addr);                                  \
+			enter(current_mm(), addr, nvm_is_exec(id));                 \
 		return 0;                                                           \
 	}
 NVM_TP_ENTER(, enter_path)
@@ -249,13 +249,13 @@ NVM_TP_EXIT(_ik, release_ik)
  * suffix: empty (assisted) or _ik (in-kernel: the agent tells the variants
  * apart by it); enter: enter_path or enter_path_ik; release: release or
  * release_ik. */
-#define NVM_FENTRY_ENTER(suffix, enter, name, arg)                                  \
+#define NVM_FENTRY_ENTER(suffix, enter, name, arg, exec)                            \
 	SEC("fentry/" NVM_SYS_PREFIX #name)                                         \
 	int BPF_PROG(nvm_fe_##name##suffix, struct pt_regs *regs)                   \
 	{                                                                           \
 		__u64 addr = target_arg(regs, arg);                                 \
 		if (addr)                                                           \
-			enter(current_mm(), addr);                                  \
+			enter(current_mm(), addr, exec);                            \
 		return 0;                                                           \
 	}
 #define NVM_FENTRY_EXIT(suffix, release, name)                                      \
@@ -269,13 +269,16 @@ NVM_TP_EXIT(_ik, release_ik)
 		}                                                                   \
 		return 0;                                                           \
 	}
-#define NVM_FENTRY(name, arg)                                                       \
-	NVM_FENTRY_ENTER(, enter_path, name, arg)                                   \
-	NVM_FENTRY_ENTER(_ik, enter_path_ik, name, arg)                             \
+#define NVM_FENTRY_X(name, arg, exec)                                               \
+	NVM_FENTRY_ENTER(, enter_path, name, arg, exec)                             \
+	NVM_FENTRY_ENTER(_ik, enter_path_ik, name, arg, exec)                       \
 	NVM_FENTRY_EXIT(, release, name)                                            \
 	NVM_FENTRY_EXIT(_ik, release_ik, name)
+#define NVM_FENTRY(name, arg) NVM_FENTRY_X(name, arg, false)
+#define NVM_FENTRY_EXEC(name, arg) NVM_FENTRY_X(name, arg, true)
 
 NVM_PATH_SYSCALLS(NVM_FENTRY)
+NVM_EXEC_SYSCALLS(NVM_FENTRY_EXEC)
 
 
 SEC("tp_btf/sched_process_fork")
@@ -311,6 +314,17 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(nvm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), old = (__u32)old_pid;
+
+	/* A thread other than the leader that execs takes the leader's pid:
+	 * the patch its execve relies on moves with it, so that its sys_exit
+	 * finds it (the address space went; see forget_gone). */
+	if (nr_inflight && old != tid) {
+		struct nvm_patch_key *k = bpf_map_lookup_elem(&inflight, &old);
+
+		if (k && !bpf_map_update_elem(&inflight, &tid, k, BPF_ANY))
+			bpf_map_delete_elem(&inflight, &old);
+	}
 	if (bpf_ktime_get_ns() < agent_poll_until || !is_target())
 		return 0;
 	agent_warm = 1;

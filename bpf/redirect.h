@@ -14,6 +14,10 @@
 #define NVM_MAX_RULES  256  /* entries of the aliases map */
 #define NVM_RULE_PREFIX 0xffffffffu /* rules map value: "a rule starts here" */
 #define NVM_RULE_ALIAS  0xfffffffeu /* rules map value: the tree root itself */
+/* rules map value flag: a file rule a program may be executed by (execve
+ * and execveat are redirected by such rules only, and only for the exact
+ * path). The rest of the value is the rule's index. */
+#define NVM_RULE_EXEC   0x40000000u
 /* A fork shortly after a patch existed in the parent gets its copy fixed
  * (longer than a fork takes from copying the memory to its tracepoint);
  * the agent sets the kernel side's recent_ns to this times its time scale. */
@@ -57,6 +61,8 @@ enum nvm_req_flags {
 	NVM_REQ_NOWAIT = 4, /* nobody waits: the agent frees the slot itself */
 	NVM_REQ_TREE = 8,   /* (PATCH) the task's mount namespace (a container's,
 			     * id in ref) may lack the tree: bind it there first */
+	NVM_REQ_EXEC_OK = 16, /* the rule is a file an exec may be redirected to
+			       * (NVM_RULE_EXEC) */
 };
 
 enum nvm_result {
@@ -103,6 +109,10 @@ enum nvm_patch_state {
 	NVM_PATCH_RESTORED = 4,  /* (in-kernel) back as it was; kept a while as the
 				  * record a fork child that copied it is repaired
 				  * by, and taken over by the next patch there */
+	NVM_PATCH_GONE = 5,      /* its address space was replaced (an exec that
+				  * succeeded on the rewritten path): nothing to
+				  * put back; the agent forgets it, and the next
+				  * patch there takes it over */
 };
 #define NVM_PATCH_WORD(st, users) (((__u64)(st) << 32) | (users))
 #define NVM_PATCH_STATE(w)        ((__u32)((w) >> 32))
@@ -112,6 +122,11 @@ enum nvm_patch_flags {
 	NVM_PATCH_F_INKERNEL = 1, /* written by the kernel side: orig and repl
 				   * below are the record (the agent's book
 				   * holds the others) */
+	NVM_PATCH_F_VFORK = 4,    /* made for an exec in a task that shares its
+				   * parent's memory (vfork, posix_spawn): that
+				   * memory outlives the exec, and the agent puts
+				   * the bytes back there through the parent
+				   * (tgid, tid below) */
 	NVM_PATCH_F_HELD = 2,     /* (RESTORING) put in by the agent's janitor
 				   * while it restores a patch the kernel side
 				   * no longer tracks: no new patch is taken at
@@ -184,6 +199,11 @@ struct nvm_kstats {
 	__u64 ik_restored;     /* put back by the kernel side (in restored) */
 	__u64 ik_changed;      /* at restore the bytes were no longer the
 				* replacement: left as they were */
+	__u64 exec_gone;       /* an exec on a rewritten path succeeded: its old
+				* address space, and the patch, are gone */
+	__u64 exec_shared;     /* an exec redirected in a task that shares its
+				* parent's memory (vfork, posix_spawn): put back
+				* there by the agent after the exec */
 };
 
 /* A note to the agent's log (ring buffer "notes"). */

@@ -3,7 +3,7 @@
 # headers and those of the layers below, never one above.
 set -u
 . tests/lib/check.sh
-layers="lib profile render engine daemon kube cli"
+layers="lib profile render engine daemon kube smi cli"
 rank() { n=0; for l in $layers; do [ "$l" = "$1" ] && { echo $n; return; }; n=$((n + 1)); done; echo -1; }
 up=
 for f in $(find agent -name '*.[ch]' | sort); do

@@ -33,6 +33,8 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o)
 					     "assisted)", arg);
 		o->strategy = arg;
 		return 1;
+	case 'U': o->userspace = false; return 1;
+	case 'N': o->nvidia_smi = arg; return 1;
 	case 'E':
 		if (strcmp(arg, "auto") && strcmp(arg, "fentry") && strcmp(arg, "tp_btf"))
 			return nvm_err_r(-1, "--entry %s: not an entry point (auto, fentry or tp_btf)",

@@ -22,7 +22,9 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o);
 	{ "btf", required_argument, 0, 'B' },                \
 	{ "strategy", required_argument, 0, 'S' },           \
 	{ "entry", required_argument, 0, 'E' },              \
-	{ "time-scale", required_argument, 0, 'T' }
+	{ "time-scale", required_argument, 0, 'T' },         \
+	{ "no-driver-userspace", no_argument, 0, 'U' },      \
+	{ "nvidia-smi", required_argument, 0, 'N' }
 #define AGENT_OPTS_HELP                                                              \
 	"  -p, --profile P       a profile name (profiles/P.yaml) or a YAML file\n"       \
 	"  -g, --gpus N          only the first N GPUs of the profile\n"                  \
@@ -40,6 +42,13 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o);
 	"                        tp_btf), fentry, or tp_btf\n"                            \
 	"      --time-scale F    multiply every deadline and time limit by F (1 to\n"     \
 	"                        1000, default 1): for emulated machines, tens of\n"      \
-	"                        times slower than the hardware the defaults fit\n"
+	"                        times slower than the hardware the defaults fit\n"      \
+	"      --no-driver-userspace  do not put NVML and nvidia-smi into the targets\n"  \
+	"                        (by default the tree holds them, and a target finds\n"  \
+	"                        them where the container toolkit puts them:\n"          \
+	"                        libnvidia-ml.so.1 where the dynamic linker looks,\n"   \
+	"                        /usr/bin/nvidia-smi)\n"                                 \
+	"      --nvidia-smi PATH the nvidia-smi to put there (default nvmirage's,\n"     \
+	"                        which answers -L and --query-gpu)\n"
 
 #endif

@@ -24,7 +24,6 @@ int cmd_run(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_status(int argc, char **argv);
-int cmd_smi(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
 
 #endif

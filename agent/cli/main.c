@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli/cli.h"
+#include "smi/smi.h"
 #include "lib/log.h"
 #include "engine/probe.h"
 #include "lib/version.h"
@@ -30,7 +31,7 @@ static const struct cmd commands[] = {
 	{ "probe", cmd_probe, "show what this kernel allows and which strategy run would use" },
 	{ "status", cmd_status, "print the counters of a running agent" },
 	{ "fault", cmd_fault, "make a GPU of a running agent lost, fall off the bus, raise an Xid, ..." },
-	{ "smi", cmd_smi, "list the GPUs NVML reports, like nvidia-smi -L / --query-gpu" },
+	{ "smi", smi_main, "list the GPUs NVML reports, like nvidia-smi -L / --query-gpu" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "show this help" },
 };

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "daemon/cgroups.h"
 #include "daemon/control.h"
 #include "daemon/faults.h"
+#include "lib/fsutil.h"
 #include "lib/log.h"
 #include "engine/choose.h"
 #include "profile/profile.h"
@@ -32,6 +34,53 @@ void agent_opts_init(struct agent_opts *o)
 	o->btf = "/sys/kernel/btf/vmlinux";
 	o->strategy = "auto";
 	o->entry = "auto";
+	o->userspace = true;
+}
+
+/* name next to this binary (build/) or in ../lib/nvmirage from it (as
+ * installed, and in the image), into buf: 0, or -1 when in neither. */
+static int find_beside(const char *name, char *buf, size_t len)
+{
+	static const char *const near[] = { "", "/../lib/nvmirage" };
+	char exe[PATH_MAX];
+
+	if (fs_exe_dir(exe, sizeof(exe)))
+		return -1;
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(buf, len, "%s%s/%s", exe, near[i], name);
+		if (access(buf, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The driver's user space to deliver: nvmirage's NVML, and the nvidia-smi
+ * given or nvmirage's own. Returns 0, or an exit status (reported). */
+static int find_userspace(const struct agent_opts *o, struct render_opts *ro, char *lib,
+			  char *smi, size_t len)
+{
+	if (!o->userspace)
+		return nvm_info("driver user space: not delivered (--no-driver-userspace)"), 0;
+	if (find_beside("libnvidia-ml.so.1", lib, len))
+		return nvm_err_r(NVM_EXIT_USAGE, "driver user space: nvmirage's libnvidia-ml.so.1 is "
+				 "neither next to this binary nor in ../lib/nvmirage from it "
+				 "(--no-driver-userspace runs without)");
+	if (o->nvidia_smi) {
+		if (access(o->nvidia_smi, X_OK))
+			return nvm_err_r(NVM_EXIT_USAGE, "--nvidia-smi %s: %s", o->nvidia_smi,
+					 strerror(errno));
+		snprintf(smi, len, "%s", o->nvidia_smi);
+	} else if (find_beside("nvidia-smi", smi, len)) {
+		return nvm_err_r(NVM_EXIT_USAGE, "driver user space: nvmirage's nvidia-smi is neither "
+				 "next to this binary nor in ../lib/nvmirage from it (give "
+				 "--nvidia-smi PATH, or --no-driver-userspace)");
+	}
+	ro->nvml_lib = lib;
+	ro->nvidia_smi = smi;
+	nvm_info("driver user space: NVML from %s where the dynamic linker looks for "
+		 "libnvidia-ml.so(.1), and %s as /usr/bin/nvidia-smi (%s)", lib, smi,
+		 o->nvidia_smi ? "--nvidia-smi" : "nvmirage's; --nvidia-smi gives another");
+	return 0;
 }
 
 /* Before touching anything: the things whose absence is the user's to fix. */
@@ -86,6 +135,7 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 				  .clip_cpus = o->clip_cpus, .host = "/" };
 	struct engine_opts eo = { .deadline_ns = (uint64_t)o->deadline_ms * 1000000,
 				  .linger_us = o->linger_us, .time_scale = o->time_scale };
+	char lib[PATH_MAX], smi[PATH_MAX];
 	sigset_t mask;
 	int r;
 
@@ -114,6 +164,8 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 		nvm_err("(give another --root to run a second agent)");
 		goto usage;
 	}
+	if (find_userspace(o, &ro, lib, smi, sizeof(lib)))
+		goto usage;
 	if ((o->device_nodes && render_dynamic_majors(&a->model, "/proc/devices")) ||
 	    render_tree(&a->model, &ro, &a->rules))
 		goto usage;
@@ -125,8 +177,18 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 			 a->model.caps_major);
 	nvm_info("profile %s: %u GPUs (%s), driver %s; tree at %s", a->model.profile_path,
 		 a->model.ngpus, a->model.gpus[0].name, a->model.driver_version, o->root);
-	for (unsigned i = 0; i < a->rules.n; i++)
-		nvm_info("rule %s -> %s", a->rules.r[i].from, a->rules.r[i].alias);
+	for (unsigned i = 0, files = 0; i < a->rules.n; i++) {
+		const struct nvm_rule *r = &a->rules.r[i];
+
+		/* The driver's user space in one line per file (many paths). */
+		if (r->kind == NVM_RULE_FILE && !r->exec) {
+			if (!files++)
+				nvm_info("rule libnvidia-ml.so(.1) in the dynamic linker's directories "
+					 "(%s ...) -> %s", r->from, r->alias);
+			continue;
+		}
+		nvm_info("rule %s -> %s%s", r->from, r->alias, r->exec ? " (exec too)" : "");
+	}
 	if (choose(a))
 		goto usage;
 	eo.in_kernel = a->in_kernel;

@@ -31,6 +31,10 @@ struct agent_opts {
 	void *bind_ctx;
 	const char *strategy;     /* "auto" (default), "in-kernel" or "assisted" */
 	const char *entry;        /* "auto" (default), "fentry" or "tp_btf" */
+	/* The driver's user space in every target (NVML, nvidia-smi; on by
+	 * default), and the nvidia-smi to deliver (NULL: nvmirage's). */
+	bool userspace;
+	const char *nvidia_smi;
 };
 
 struct agent_target {

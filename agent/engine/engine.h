@@ -61,7 +61,8 @@ struct nvm_astats {
 	X(read_faults) X(fork_fixups) X(slot_busy) X(deferred)                 \
 	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(busy_gave_way)        \
 	X(room_made) X(fork_unwaited) X(fork_missed) X(agent_failed)           \
-	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed)
+	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed) X(exec_gone) \
+	X(exec_shared)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
 	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \

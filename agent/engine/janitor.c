@@ -46,8 +46,8 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 	bool old = w->now - p->since > w->stale;
 	int fd;
 
-	if (state == NVM_PATCH_RESTORED) {
-		if (w->all || w->now - p->since > 2 * e->times.recent)
+	if (state == NVM_PATCH_RESTORED || state == NVM_PATCH_GONE) {
+		if (state == NVM_PATCH_GONE || w->all || w->now - p->since > 2 * e->times.recent)
 			bpf_map_delete_elem(e->patches_fd, key);
 		return;
 	}
@@ -71,7 +71,8 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 }
 
 /* The janitor restores a booked patch only while it holds the kernel
- * side's entry at its place: the one the kernel side handed over
+ * side's entry at its place (and forgets one whose address space an exec
+ * replaced, NVM_PATCH_GONE, writing nothing): the one the kernel side handed over
  * (RESTORING: its task stopped waiting), or, where there is none (the task
  * gave up before the patch was in place, or the entry was ended), one it
  * puts in itself (NVM_PATCH_F_HELD). Without, a task could take a new
@@ -82,25 +83,41 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
  * False when another entry is there (a patch in use): a later turn. The
  * address space is marked recent, so a fork meanwhile has its copy
  * repaired. */
-static bool hold_entry(struct engine *e, const struct nvm_patch_key *key, uint64_t *since)
+enum hold { HOLD_NOT, HOLD_TAKEN, HOLD_GONE };
+
+/* Whether the kernel side's entry at key says an exec replaced the patch's
+ * address space (then since is the entry's). */
+static bool entry_gone(struct engine *e, const struct nvm_patch_key *key, uint64_t *since)
+{
+	struct nvm_patch p;
+
+	if (bpf_map_lookup_elem(e->patches_fd, key, &p) || NVM_PATCH_STATE(p.word) != NVM_PATCH_GONE)
+		return false;
+	*since = p.since;
+	return true;
+}
+
+static enum hold hold_entry(struct engine *e, const struct nvm_patch_key *key, uint64_t *since)
 {
 	struct nvm_patch p;
 	uint64_t now = now_ns();
 
+	if (entry_gone(e, key, since))
+		return HOLD_GONE;
 	if (bpf_map_lookup_elem(e->patches_fd, key, &p) == 0) {
 		if (NVM_PATCH_STATE(p.word) != NVM_PATCH_RESTORING || (p.flags & NVM_PATCH_F_HELD))
-			return false;
+			return HOLD_NOT;
 	} else {
 		memset(&p, 0, sizeof(p));
 		p.word = NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0);
 		p.flags = NVM_PATCH_F_HELD;
 		p.since = now;
 		if (bpf_map_update_elem(e->patches_fd, key, &p, BPF_NOEXIST))
-			return false;
+			return HOLD_NOT;
 	}
 	*since = p.since;
 	bpf_map_update_elem(bpf_map__fd(e->skel->maps.mm_recent), &key->mm, &now, BPF_ANY);
-	return true;
+	return HOLD_TAKEN;
 }
 
 /* Restores patches the kernel side left behind (a task that gave up waiting
@@ -153,9 +170,16 @@ void service_janitor(struct engine *e, struct service_thread *t, bool all)
 				book_put(e, rec, false); /* for a later turn */
 				continue;
 			}
-			if (!all && !hold_entry(e, &key, &since)) {
+			enum hold h = all ? (entry_gone(e, &key, &since) ? HOLD_GONE : HOLD_TAKEN)
+					  : hold_entry(e, &key, &since);
+
+			if (h != HOLD_TAKEN) {
 				service_leave(t);
-				book_put(e, rec, false);
+				/* Gone: its address space went with an exec,
+				 * the bytes with it; nothing to write. */
+				book_put(e, rec, h == HOLD_GONE);
+				if (h == HOLD_GONE)
+					end_entry(e, &key, since);
 				continue;
 			}
 			fd = memio_fd(e->mem, rec->tgid, rec->tid, rec->mm);

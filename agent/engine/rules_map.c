@@ -54,7 +54,7 @@ static int load_rules(struct redirect_bpf *skel, const struct nvm_rules *rules, 
 	add_first_char(skel, (unsigned char)root[1]);
 	for (unsigned i = 0; i < rules->n; i++) {
 		add_first_char(skel, (unsigned char)rules->r[i].from[1]);
-		if (add_path(fd, rules->r[i].from, i))
+		if (add_path(fd, rules->r[i].from, i | (rules->r[i].exec ? NVM_RULE_EXEC : 0)))
 			return -1;
 	}
 	return add_path(fd, root, NVM_RULE_ALIAS);

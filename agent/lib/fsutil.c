@@ -41,6 +41,30 @@ int fs_write(const char *dir, const char *name, const void *data, size_t len,
 	return 0;
 }
 
+int fs_copy(const char *src, const char *dir, const char *name, mode_t mode)
+{
+	struct stat st;
+	char *data;
+	int fd, r;
+
+	fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		r = nvm_err_r(-1, "copy %s: %s", src, fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	data = malloc((size_t)st.st_size + 1);
+	r = data && read(fd, data, (size_t)st.st_size) == st.st_size ? 0 : -1;
+	close(fd);
+	if (r)
+		nvm_err("copy %s: cannot read it whole", src);
+	else
+		r = fs_write(dir, name, data, (size_t)st.st_size, mode);
+	free(data);
+	return r;
+}
+
 int fs_replace(const char *tmp, const char *dir, const char *name, const void *data,
 	       size_t len, mode_t mode)
 {

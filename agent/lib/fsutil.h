@@ -20,6 +20,9 @@ int fs_printf(const char *dir, const char *name, const char *fmt, ...)
 /* mkdir -p, mode 0755. */
 int fs_mkdirs(const char *path);
 int fs_symlink(const char *target, const char *dir, const char *name);
+/* Copies the regular file src to dir/name with mode (which must not
+ * exist). Returns 0, or -1 (reported). */
+int fs_copy(const char *src, const char *dir, const char *name, mode_t mode);
 /* rm -rf; refuses "/" and relative paths. */
 int fs_remove_tree(const char *path);
 /* Reads a whole small file into buf (NUL-terminated); returns its length or -errno. */

@@ -93,15 +93,48 @@ int render_devices(const struct nvm_model *m, const char *tree)
 	return 0;
 }
 
+static int hard_link(const char *tree, const char *target, const char *name)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/%s", tree, target);
+	snprintf(to, sizeof(to), "%s/%s", tree, name);
+	if (link(from, to))
+		return nvm_err_r(-1, "link %s -> %s: %s", to, from, strerror(errno));
+	return 0;
+}
+
+/* NVML and nvidia-smi, where the FILE rules point (usr/lib/nvmirage). */
+static int render_userspace(const struct render_opts *o, const char *tree)
+{
+	char dir[PATH_MAX];
+
+	if (!o->nvml_lib)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/%s", tree, NVM_TREE_NVML);
+	*strrchr(dir, '/') = '\0';
+	return fs_mkdirs(dir) || fs_copy(o->nvml_lib, dir, strrchr(NVM_TREE_NVML, '/') + 1, 0755) ||
+	       fs_copy(o->nvidia_smi, dir, strrchr(NVM_TREE_SMI, '/') + 1, 0755);
+}
+
 int render_aliases(const struct nvm_rules *rs, const char *tree)
 {
 	for (unsigned i = 0; i < rs->n; i++) {
 		const struct nvm_rule *r = &rs->r[i];
+		bool made = false;
+
+		/* File rules share their alias (one per file). */
+		for (unsigned j = 0; j < i && r->kind == NVM_RULE_FILE; j++)
+			made |= !strcmp(rs->r[j].name, r->name);
+		if (made)
+			continue;
 
 		/* A device node's alias is a node too, so that lstat and
-		 * `ls -l` of /dev/nvidiaN report a character device. */
+		 * `ls -l` of /dev/nvidiaN report a character device; a file's
+		 * is the file (a hard link), as the toolkit's are files. */
 		if (r->kind == NVM_RULE_NODE ? make_node(tree, r->name, r->major, r->minor, r->mode)
-					     : fs_symlink(r->target, tree, r->name))
+		    : r->kind == NVM_RULE_FILE ? hard_link(tree, r->target, r->name)
+					       : fs_symlink(r->target, tree, r->name))
 			return -1;
 	}
 	return 0;
@@ -156,13 +189,17 @@ static int render_own_fs(const struct nvm_model *m, const struct render_opts *o,
 		return -1;
 	if (mkdir(o->root, 0755) && errno != EEXIST)
 		return nvm_err_r(-1, "mkdir %s: %s", o->root, strerror(errno));
-	if (mount("nvmirage", o->root, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")) {
+	/* Executable when it holds the driver's user space: the dynamic
+	 * linker maps NVML from it, and nvidia-smi runs from it. */
+	if (mount("nvmirage", o->root, "tmpfs", MS_NOSUID | (o->nvml_lib ? 0 : MS_NOEXEC),
+		  "mode=0755")) {
 		nvm_err("mount a tmpfs for the tree at %s: %s", o->root, strerror(errno));
 		rmdir(o->root);
 		return -1;
 	}
 	if (render_proc(m, o->root) || render_sysfs(m, o, o->root) ||
-	    (o->device_nodes && render_devices(m, o->root)) || render_aliases(rules, o->root) ||
+	    (o->device_nodes && render_devices(m, o->root)) || render_userspace(o, o->root) ||
+	    render_aliases(rules, o->root) ||
 	    fs_printf(o->root, NVM_TREE_MARK, "profile: %s\n", m->profile_path)) {
 		umount2(o->root, MNT_DETACH);
 		rmdir(o->root);
@@ -178,7 +215,8 @@ int render_tree(const struct nvm_model *m, const struct render_opts *o,
 	bool replace;
 	char *slash;
 
-	if (check_root(o->root) || rules_build(m, o->root, o->device_nodes, rules))
+	if (check_root(o->root) ||
+	    rules_build(m, o->root, o->device_nodes, o->nvml_lib != NULL, rules))
 		return -1;
 	snprintf(parent, sizeof(parent), "%s", o->root);
 	slash = strrchr(parent, '/');
@@ -194,7 +232,8 @@ int render_tree(const struct nvm_model *m, const struct render_opts *o,
 		return nvm_err_r(-1, "mkdtemp %s: %s", tmp, strerror(errno));
 	chmod(tmp, 0755);
 	if (render_proc(m, tmp) || render_sysfs(m, o, tmp) ||
-	    (o->device_nodes && render_devices(m, tmp)) || render_aliases(rules, tmp) ||
+	    (o->device_nodes && render_devices(m, tmp)) || render_userspace(o, tmp) ||
+	    render_aliases(rules, tmp) ||
 	    fs_printf(tmp, NVM_TREE_MARK, "profile: %s\n", m->profile_path))
 		goto fail;
 

@@ -24,6 +24,11 @@ struct render_opts {
 	 * with nodev would refuse any open of a device (EACCES) before a
 	 * device cgroup is even asked. */
 	bool own_fs;
+	/* The driver's user space, delivered into the tree and redirected to
+	 * from where the container toolkit would put it (NULL: none): NVML,
+	 * and the nvidia-smi to run by that name. */
+	const char *nvml_lib;
+	const char *nvidia_smi;
 };
 
 /* Builds the rules, writes the tree into a temporary directory next to root

@@ -10,7 +10,8 @@
 static struct nvm_rule *add(struct nvm_rules *rs, enum nvm_rule_kind kind, const char *from,
 			    const char *name, const char *target, unsigned minor)
 {
-	struct nvm_rule *r = &rs->r[rs->n++];
+	static struct nvm_rule spare; /* what a rule past the last slot writes to */
+	struct nvm_rule *r = rs->n < NVM_RULES_MAX ? &rs->r[rs->n++] : (rs->dropped++, &spare);
 
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
@@ -23,11 +24,55 @@ static struct nvm_rule *add(struct nvm_rules *rs, enum nvm_rule_kind kind, const
 	return r;
 }
 
-static void collect(const struct nvm_model *m, bool device_nodes, struct nvm_rules *rs)
+/* The paths where the dynamic linker looks for a library its cache has no
+ * entry for, in its order (glibc on Debian and Ubuntu; /lib64 and
+ * /usr/lib64 elsewhere), each system directory's glibc-hwcaps
+ * subdirectories first. The first it tries is one of /lib's, so a path too
+ * long for a rule (/usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v4/...,
+ * 66 bytes) is never reached and is left out. */
+#if defined(__x86_64__)
+static const char *const lib_dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					"/lib64", "/usr/lib64" };
+static const char *const hwcaps[] = { "", "/glibc-hwcaps/x86-64-v4", "/glibc-hwcaps/x86-64-v3",
+				      "/glibc-hwcaps/x86-64-v2" };
+#elif defined(__aarch64__)
+static const char *const lib_dirs[] = { "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					"/lib64", "/usr/lib64" };
+static const char *const hwcaps[] = { "" }; /* glibc has none for arm64 */
+#else
+static const char *const lib_dirs[] = { "/lib64", "/usr/lib64" };
+static const char *const hwcaps[] = { "" };
+#endif
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The driver's user space, as the container toolkit puts it into a GPU
+ * container: NVML by both names a program asks for (Slurm dlopens the
+ * unversioned one first), and nvidia-smi where a shell's PATH finds it. */
+static void collect_userspace(struct nvm_rules *rs)
+{
+	static const char *const names[] = { "libnvidia-ml.so.1", "libnvidia-ml.so" };
+	char from[NVM_RULE_FROM_MAX + 16];
+
+	for (unsigned d = 0; d < ARRAY_LEN(lib_dirs); d++)
+		for (unsigned h = 0; h < ARRAY_LEN(hwcaps); h++)
+			for (unsigned n = 0; n < ARRAY_LEN(names); n++) {
+				snprintf(from, sizeof(from), "%s%s/%s", lib_dirs[d], hwcaps[h],
+					 names[n]);
+				if (strlen(from) < NVM_RULE_FROM_MAX)
+					add(rs, NVM_RULE_FILE, from, "l", NVM_TREE_NVML, 0);
+			}
+	add(rs, NVM_RULE_FILE, "/usr/bin/nvidia-smi", "x", NVM_TREE_SMI, 0)->exec = true;
+}
+
+static void collect(const struct nvm_model *m, bool device_nodes, bool userspace,
+		    struct nvm_rules *rs)
 {
 	char from[64], name[8], target[64];
 
-	rs->n = 0;
+	rs->n = rs->dropped = 0;
+	if (userspace)
+		collect_userspace(rs);
 	add(rs, NVM_RULE_DIR, "/proc/driver/nvidia", "p", "proc/driver/nvidia", 0);
 	add(rs, NVM_RULE_DIR, "/sys/bus/pci/devices", "b", "sys/bus/pci/devices", 0);
 	add(rs, NVM_RULE_DIR, "/sys/bus/pci/drivers/nvidia", "n", "sys/bus/pci/drivers/nvidia", 0);
@@ -62,12 +107,12 @@ static unsigned alias_extra(const struct nvm_rule *r)
 	return 1 + (unsigned)strlen(r->name) + (r->kind == NVM_RULE_DIR);
 }
 
-unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes)
+unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes, bool userspace)
 {
 	static struct nvm_rules rs;
 	unsigned best = NVM_RULE_FROM_MAX;
 
-	collect(m, device_nodes, &rs);
+	collect(m, device_nodes, userspace, &rs);
 	for (unsigned i = 0; i < rs.n; i++) {
 		unsigned fit = (unsigned)strlen(rs.r[i].from) - alias_extra(&rs.r[i]);
 
@@ -78,13 +123,16 @@ unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes)
 }
 
 int rules_build(const struct nvm_model *m, const char *root, bool device_nodes,
-		struct nvm_rules *rs)
+		bool userspace, struct nvm_rules *rs)
 {
 	size_t rootlen = strlen(root);
 
 	if (root[0] != '/')
 		return nvm_err_r(-1, "tree root \"%s\" must be an absolute path", root);
-	collect(m, device_nodes, rs);
+	collect(m, device_nodes, userspace, rs);
+	if (rs->dropped)
+		return nvm_err_r(-1, "the profile makes %u redirect rules; at most %d are supported",
+				 rs->n + rs->dropped, NVM_RULES_MAX);
 	/* The kernel side tells a rewritten path by its root: the root must be
 	 * neither a redirected path nor inside or above one. */
 	for (unsigned i = 0; i < rs->n; i++) {
@@ -110,7 +158,8 @@ int rules_build(const struct nvm_model *m, const char *root, bool device_nodes,
 					     "characters (this one has %zu)",
 					 r->from, root, r->name, need,
 					 r->kind == NVM_RULE_DIR ? " (with its trailing '/')" : "",
-					 strlen(r->from), rules_max_root_len(m, device_nodes), rootlen);
+					 strlen(r->from), rules_max_root_len(m, device_nodes, userspace),
+					 rootlen);
 	}
 	return 0;
 }

@@ -14,6 +14,9 @@
 enum nvm_rule_kind {
 	NVM_RULE_DIR,  /* alias is a symlink to a directory of the tree */
 	NVM_RULE_NODE, /* alias is a device node itself, so lstat sees a node */
+	NVM_RULE_FILE, /* alias is a symlink to a file of the tree (the driver's
+			* user space: NVML, nvidia-smi), which several rules
+			* may share; exec may be redirected by it */
 };
 
 struct nvm_rule {
@@ -24,10 +27,14 @@ struct nvm_rule {
 	enum nvm_rule_kind kind;
 	unsigned major, minor;         /* NODE: the device's numbers */
 	unsigned mode;                 /* NODE: its permissions */
+	bool exec;                     /* FILE: a program, which execve and
+					* execveat may be redirected to (by its
+					* exact path only) */
 };
 
 struct nvm_rules {
 	unsigned n;
+	unsigned dropped;              /* rules past NVM_RULES_MAX: an error */
 	struct nvm_rule r[NVM_RULES_MAX];
 };
 
@@ -36,10 +43,14 @@ struct nvm_rules {
  * trailing '/' when the path names the directory itself). Returns 0, or -1
  * after naming the rule and the lengths. */
 int rules_build(const struct nvm_model *m, const char *root, bool device_nodes,
-		struct nvm_rules *out);
+		bool userspace, struct nvm_rules *out);
 
 /* The longest root every rule fits with. */
-unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes);
+unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes, bool userspace);
+
+/* Where the tree holds the driver's user space (userspace rules). */
+#define NVM_TREE_NVML "usr/lib/nvmirage/libnvidia-ml.so.1"
+#define NVM_TREE_SMI "usr/lib/nvmirage/nvidia-smi"
 
 /* Finds the rule whose from is a component-boundary prefix of path, with
  * repeated '/' folded as the kernel does. Returns the rule index and sets

@@ -96,9 +96,9 @@ static __always_inline enum match match_rule(struct scratch *sc, __u32 *rule,
 		return M_ALIAS;
 	if (m.state <= 0)
 		return M_NONE;
-	*rule = m.rule;
+	*rule = m.rule & ~NVM_RULE_EXEC;
 	*span = m.span;
-	*flags = m.state == 2 ? NVM_REQ_EXACT : 0;
+	*flags = (m.state == 2 ? NVM_REQ_EXACT : 0) | (m.rule & NVM_RULE_EXEC ? NVM_REQ_EXEC_OK : 0);
 	return M_RULE;
 }
 

@@ -46,7 +46,7 @@ static long join_step(__u64 i, void *data)
 		return 1;
 	}
 	word = *(volatile __u64 *)&p->word;
-	if (NVM_PATCH_STATE(word) == NVM_PATCH_RESTORED) {
+	if (NVM_PATCH_STATE(word) == NVM_PATCH_RESTORED || NVM_PATCH_STATE(word) == NVM_PATCH_GONE) {
 		j->outcome = J_GONE; /* a record only: take it over */
 		return 1;
 	}
@@ -109,14 +109,20 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 
 
 /* Takes over the record of a restored in-kernel patch at key (see
- * NVM_PATCH_RESTORED): true if this task now owns it, PENDING. */
+ * NVM_PATCH_RESTORED), or of a patch whose address space is gone (an
+ * address space made since at the same address): true if this task now
+ * owns it, PENDING. */
 static __always_inline bool take_over(struct nvm_patch_key *key)
 {
 	struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
-	__u64 word = NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0);
+	__u64 word;
 
-	if (!p || __sync_val_compare_and_swap(&p->word, word,
-					      NVM_PATCH_WORD(NVM_PATCH_PENDING, 1)) != word)
+	if (!p)
+		return false;
+	word = *(volatile __u64 *)&p->word;
+	if ((word != NVM_PATCH_WORD(NVM_PATCH_RESTORED, 0) &&
+	     word != NVM_PATCH_WORD(NVM_PATCH_GONE, 0)) ||
+	    __sync_val_compare_and_swap(&p->word, word, NVM_PATCH_WORD(NVM_PATCH_PENDING, 1)) != word)
 		return false;
 	p->since = bpf_ktime_get_ns();
 	p->flags = 0;
@@ -125,7 +131,7 @@ static __always_inline bool take_over(struct nvm_patch_key *key)
 /* The patches map is only consulted when the path matches a rule (to take or
  * share its patch) or is already under the tree root (someone's patch), so
  * a target's other paths cost one read and one rules lookup. */
-static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_kernel)
+static __always_inline void enter_path_body(__u64 mm, __u64 addr, bool exec, const bool in_kernel)
 {
 	struct nvm_patch_key key = { .mm = mm, .addr = addr };
 	__u32 zero = 0;
@@ -153,11 +159,32 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 			 * itself, or its patch was restored after we read it;
 			 * read again (the last attempt lets it go as it is). */
 			p = bpf_map_lookup_elem(&patches, &key);
-			if (!p || NVM_PATCH_STATE(p->word) == NVM_PATCH_RESTORED)
+			if (!p || NVM_PATCH_STATE(p->word) == NVM_PATCH_RESTORED ||
+			    NVM_PATCH_STATE(p->word) == NVM_PATCH_GONE)
 				continue;
 			if (share_patch(&key))
 				return;
 			continue;
+		}
+		/* An exec runs a program the tree holds only by a file rule's
+		 * exact path (not even with a '/' after it): never anything
+		 * else under another name. */
+		if (exec && ((flags & (NVM_REQ_EXACT | NVM_REQ_EXEC_OK)) !=
+				     (NVM_REQ_EXACT | NVM_REQ_EXEC_OK) ||
+			     sc->path[span & 127]))
+			return;
+		/* A task that shares its parent's memory until it execs
+		 * (vfork, posix_spawn; dash runs commands so): the exec hands
+		 * that memory back to the parent, rewritten path and all. The
+		 * agent writes it, and puts it back after the exec, through
+		 * the parent (the thread that waits in vfork). */
+		__u32 owner_tid = 0, owner_tgid = 0;
+		if (exec && bpf_get_current_task_btf()->vfork_done) {
+			struct task_struct *t = bpf_get_current_task_btf();
+
+			owner_tid = BPF_CORE_READ(t, real_parent, pid);
+			owner_tgid = BPF_CORE_READ(t, real_parent, tgid);
+			count(exec_shared);
 		}
 		__u64 ns = 0;
 		/* In a container without the tree, the agent binds it first. */
@@ -176,7 +203,7 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 		if (!(flags & NVM_REQ_UNREAD))
 			count(matched);
 		touch_mm(mm);
-		if (in_kernel && !(flags & (NVM_REQ_UNREAD | NVM_REQ_TREE)) &&
+		if (in_kernel && !owner_tid && !(flags & (NVM_REQ_UNREAD | NVM_REQ_TREE)) &&
 		    (p = bpf_map_lookup_elem(&patches, &key)) &&
 		    write_in_kernel(p, sc->path, addr, rule, span, flags)) {
 			__sync_val_compare_and_swap(&p->word,
@@ -188,10 +215,16 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 			return;
 		}
 		struct nvm_ask rq = { .kind = NVM_REQ_PATCH, .flags = flags, .rule = rule,
-				      .span = span, .mm = mm, .addr = addr, .ref = ns };
+				      .span = span, .mm = mm, .addr = addr, .ref = ns,
+				      .tid = owner_tid, .tgid = owner_tgid };
 
 		res = ask_agent(&rq, sc->path);
 		p = bpf_map_lookup_elem(&patches, &key);
+		if (res == NVM_RES_OK && p && owner_tid) {
+			p->flags = NVM_PATCH_F_VFORK;
+			p->tid = owner_tid;
+			p->tgid = owner_tgid;
+		}
 		if (res == NVM_RES_OK && p) {
 			__sync_val_compare_and_swap(&p->word,
 						    NVM_PATCH_WORD(NVM_PATCH_PENDING, 1),
@@ -211,14 +244,14 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, const bool in_
 	}
 }
 
-static __noinline void enter_path(__u64 mm, __u64 addr)
+static __noinline void enter_path(__u64 mm, __u64 addr, bool exec)
 {
-	enter_path_body(mm, addr, false);
+	enter_path_body(mm, addr, exec, false);
 }
 
-static __noinline void enter_path_ik(__u64 mm, __u64 addr)
+static __noinline void enter_path_ik(__u64 mm, __u64 addr, bool exec)
 {
-	enter_path_body(mm, addr, true);
+	enter_path_body(mm, addr, exec, true);
 }
 
 
@@ -268,6 +301,11 @@ static __always_inline void release_body(struct nvm_patch_key *key, const bool i
 		struct nvm_ask rq = { .kind = NVM_REQ_RESTORE, .mm = key->mm,
 				      .addr = key->addr };
 
+		if (p->flags & NVM_PATCH_F_VFORK) { /* through the parent */
+			rq.tid = p->tid;
+			rq.tgid = p->tgid;
+		}
+
 		if (ask_agent(&rq, 0) == NVM_RES_OK) {
 			restored(key, p);
 			return;
@@ -279,14 +317,59 @@ static __always_inline void release_body(struct nvm_patch_key *key, const bool i
 	}
 }
 
+/* A syscall whose path was rewritten replaced its address space (an exec
+ * that succeeded): the bytes went with it. The patch is marked GONE (the
+ * agent forgets its record, writing nothing) once no other task relies on
+ * it; an exec ends every other thread first, so none does. */
+static __always_inline void forget_gone(struct nvm_patch_key *key)
+{
+	for (int i = 0; i < 16; i++) {
+		struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
+		__u64 word;
+
+		if (!p)
+			return;
+		word = *(volatile __u64 *)&p->word;
+		if (NVM_PATCH_STATE(word) != NVM_PATCH_APPLIED || !NVM_PATCH_USERS(word))
+			return;
+		if (__sync_val_compare_and_swap(&p->word, word,
+						NVM_PATCH_USERS(word) > 1 ? word - 1 :
+						NVM_PATCH_WORD(NVM_PATCH_GONE, 0)) == word) {
+			if (NVM_PATCH_USERS(word) == 1)
+				count(exec_gone);
+			return;
+		}
+	}
+}
+
+/* Whether the address space of the patch at key is gone with the ending
+ * syscall (an exec succeeded): not one a vfork parent holds on to. */
+static __always_inline bool gone_with_exec(struct nvm_patch_key *key)
+{
+	struct nvm_patch *p;
+
+	if (key->mm == current_mm())
+		return false;
+	p = bpf_map_lookup_elem(&patches, key);
+	return !p || !(p->flags & NVM_PATCH_F_VFORK);
+}
+
+/* The patch the ending syscall relied on: put back, or, where its address
+ * space is gone, forgotten. */
 static __noinline void release(struct nvm_patch_key *key)
 {
-	release_body(key, false);
+	if (gone_with_exec(key))
+		forget_gone(key);
+	else
+		release_body(key, false);
 }
 
 static __noinline void release_ik(struct nvm_patch_key *key)
 {
-	release_body(key, true);
+	if (gone_with_exec(key))
+		forget_gone(key);
+	else
+		release_body(key, true);
 }
 
 /* The patch the syscall ending now relies on, taken off the task: true if

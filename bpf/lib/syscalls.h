@@ -6,7 +6,9 @@
 #define NVM_SYSCALLS_H
 
 /* NVM_PATH_SYSCALLS(X) calls X(function name, path argument) for each of
- * them, for the fentry entry points on NVM_SYS_PREFIX<name>. */
+ * them, for the fentry entry points on NVM_SYS_PREFIX<name>;
+ * NVM_EXEC_SYSCALLS(X) the same for execve and execveat, whose paths only
+ * exact file rules redirect (nvm_is_exec). */
 #if defined(__TARGET_ARCH_x86)
 #define NVM_SYS_PREFIX "__x64_sys_"
 #define NVM_PATH_SYSCALLS(X)                                                   \
@@ -15,10 +17,17 @@
 	X(listxattr, 0) X(llistxattr, 0) X(openat, 1) X(newfstatat, 1)          \
 	X(readlinkat, 1) X(faccessat, 1) X(statx, 1) X(openat2, 1)              \
 	X(faccessat2, 1)
+#define NVM_EXEC_SYSCALLS(X) X(execve, 0) X(execveat, 1)
+
+static __always_inline bool nvm_is_exec(long id)
+{
+	return id == 59 || id == 322;
+}
 
 static __always_inline int nvm_path_arg(long id)
 {
 	switch (id) {
+	case 59:  /* execve */
 	case 2:   /* open */
 	case 4:   /* stat */
 	case 6:   /* lstat */
@@ -31,6 +40,7 @@ static __always_inline int nvm_path_arg(long id)
 	case 194: /* listxattr */
 	case 195: /* llistxattr */
 		return 0;
+	case 322: /* execveat */
 	case 257: /* openat */
 	case 262: /* newfstatat */
 	case 267: /* readlinkat */
@@ -53,10 +63,17 @@ static __always_inline long nvm_syscall_nr(struct pt_regs *regs)
 	X(getxattr, 0) X(lgetxattr, 0) X(listxattr, 0) X(llistxattr, 0)         \
 	X(statfs, 0) X(chdir, 0) X(faccessat, 1) X(openat, 1) X(readlinkat, 1)  \
 	X(newfstatat, 1) X(statx, 1) X(openat2, 1) X(faccessat2, 1)
+#define NVM_EXEC_SYSCALLS(X) X(execve, 0) X(execveat, 1)
+
+static __always_inline bool nvm_is_exec(long id)
+{
+	return id == 221 || id == 281;
+}
 
 static __always_inline int nvm_path_arg(long id)
 {
 	switch (id) {
+	case 221: /* execve */
 	case 8:   /* getxattr */
 	case 9:   /* lgetxattr */
 	case 11:  /* listxattr */
@@ -64,6 +81,7 @@ static __always_inline int nvm_path_arg(long id)
 	case 43:  /* statfs */
 	case 49:  /* chdir */
 		return 0;
+	case 281: /* execveat */
 	case 48:  /* faccessat */
 	case 56:  /* openat */
 	case 78:  /* readlinkat */

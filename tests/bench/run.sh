@@ -37,26 +37,34 @@ with_floor() {
 	"$@"
 	kill -TERM $fpid; wait $fpid
 }
-off= offt= on= ont= fl= fx=
+off= offt= on= ont= fl= fx= offu= ontu=
+# (2') a path where the driver's user space rules start (/usr/lib): the
+# matcher walks it to its third component before it leaves.
+upath=/usr/lib/os-release
 for _ in $(seq 1 "$R"); do
 	off="$off $(pin "$bench" openclose "$N" /etc/hostname | ns)"
 	offt="$offt $(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)"
+	offu="$offu $(pin "$in_cgroup" "$T" "$bench" openclose "$N" $upath | ns)"
 	fl="$fl $(with_floor enter pin "$bench" openclose "$N" /etc/hostname | ns)"
 	fx="$fx $(with_floor exit pin "$bench" openclose "$N" /etc/hostname | ns)"
 	start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$ROOT" || exit 1
 	on="$on $(pin "$bench" openclose "$N" /etc/hostname | ns)"
 	ont="$ont $(pin "$in_cgroup" "$T" "$bench" openclose "$N" /etc/hostname | ns)"
+	ontu="$ontu $(pin "$in_cgroup" "$T" "$bench" openclose "$N" $upath | ns)"
 	stop_agent
 done
 for f in least median; do
 	eval "b=\$(echo \"\$off\" | $f); bt=\$(echo \"\$offt\" | $f); n=\$(echo \"\$on\" | $f); t=\$(echo \"\$ont\" | $f); e=\$(echo \"\$fl\" | $f); x=\$(echo \"\$fx\" | $f)"
 	eval "r1_$f=\$(ratio $n $b); r2_$f=\$(ratio $t $bt); r0_$f=\$(ratio $e $b); rx_$f=\$(ratio $x $b); x_$f=$x; n_$f=$n; t_$f=$t; b_$f=$b; bt_$f=$bt; e_$f=$e"
+	eval "bu=\$(echo \"\$offu\" | $f); tu=\$(echo \"\$ontu\" | $f)"
+	eval "r2u_$f=\$(ratio $tu $bu); bu_$f=$bu; tu_$f=$tu"
 done
 echo "  no agent:                     $b_least ns  (rounds:$off; in the target cgroup:$offt)"
 echo "  empty tp_btf program (floor): $e_least ns  ratio $r0_least (median $r0_median)   (rounds:$fl)"
 echo "  empty enter+exit pair (floor): $x_least ns  ratio $rx_least (median $rx_median)   (rounds:$fx)"
 echo "  (1) agent, non-target:        $n_least ns  ratio $r1_least (median $r1_median)   target <= 1.08  (rounds:$on)"
 echo "  (2) agent, target, no match:  $t_least ns  ratio $r2_least (median $r2_median)   target <= 1.15  (rounds:$ont)"
+echo "  (2') the same, $upath:  $tu_least vs $bu_least ns  ratio $r2u_least (median $r2u_median)   (rounds:$ontu; off:$offu)"
 
 echo "redirected open+read+close of /proc/driver/nvidia/version, $L times, 2 ms apart (agent asleep in between)"
 # The floor: what waking a real-time thread asleep on another CPU costs by

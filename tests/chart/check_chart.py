@@ -47,6 +47,8 @@ good = {
     "h100 with 2 GPUs": {"profile": {"name": "h100", "gpus": 2}},
     "privileged": {"privileged": True},
     "two resource names": {"resourceNames": ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]},
+    "no driver user space": {"driverUserspace": False},
+    "the node's nvidia-smi": {"nvidiaSmi": "/host/usr/bin/nvidia-smi"},
 }
 bad = {
     "an unknown profile name": {"profile": {"name": "v100"}},
@@ -59,6 +61,8 @@ bad = {
     "65 GPUs": {"profile": {"name": "gb300", "gpus": 65}},
     "a misspelt key": {"privilegd": True},
     "poll every 10 ms": {"kubelet": {"pollMs": 10}},
+    "driverUserspace as a string": {"driverUserspace": "no"},
+    "a relative nvidia-smi": {"nvidiaSmi": "nvidia-smi"},
 }
 for name, over in good.items():
     check(validator.is_valid(merged(over)), "accepted: " + name)

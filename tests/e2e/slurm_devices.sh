@@ -45,7 +45,9 @@ CONF
 check "agent starts for slurmd's cgroup (with device nodes)" \
 	start_agent "$LOGS/slurm-devices-agent.log" --profile gb300 --device-nodes --cgroup "$T" --root "$ROOT"
 # slurmd and its slurmstepds load libnvidia-ml.so.1 from nvmirage's build.
-slurmd_env="LD_LIBRARY_PATH=$(pwd)/$out"
+# No LD_LIBRARY_PATH: slurmd's dynamic linker finds nvmirage's NVML where
+# the container toolkit puts it (the agent's driver user space).
+slurmd_env="-uLD_LIBRARY_PATH"
 r=$(timeout 60 "$in_cgroup" "$T" env "$slurmd_env" /usr/sbin/slurmd -N localhost -f "$S/slurm.conf" -G 2>&1)
 echo "$r" | grep 'Gres Name' | sed 's/^/   slurmd -G: /'
 check_has "slurmd -G: Slurm's gpu/nvml plugin detects 4 GPUs" "4 GPU system device(s) detected" "$r"
@@ -64,15 +66,16 @@ echo "   sinfo: $(node_gres)"
 
 # What a job sees: the GPU list in /proc, its environment, which nodes open
 # (EPERM: the device cgroup; ENXIO: allowed, no driver behind it), and what
-# NVML, nvmirage smi and NVIDIA's nvidia-smi (the nvml stage fetched it)
-# say.
+# NVML says to the nvidia-smi the agent delivers (found in PATH: no such
+# file on this node) and to NVIDIA's (the nvml stage fetched it; it finds
+# NVML where it looks, with no LD_LIBRARY_PATH).
 smi_bin=$cache/nvidia-smi/usr/lib/nvidia/current/nvidia-smi
 job='echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
 echo "proc=$(ls /proc/driver/nvidia/gpus | wc -l)"
 for m in 0 1 2 3; do echo "nvidia$m=$(head -c 1 /dev/nvidia$m 2>&1 | sed "s/.*: //")"; done
-'"$nvm"' smi -L
-'"$nvm"' smi --query-gpu=index,uuid --format=csv,noheader
-env LD_LIBRARY_PATH='"$(pwd)/$out"' '"$smi_bin"' -L 2>&1 | sed "s/^/nvidia-smi: /"
+nvidia-smi -L
+nvidia-smi --query-gpu=index,uuid --format=csv,noheader
+env -u LD_LIBRARY_PATH '"$smi_bin"' -L 2>&1 | sed "s/^/nvidia-smi: /"
 # The first job holds its GPUs until the second has run.
 for _ in $(seq 1 300); do [ -z "${HOLD:-}" ] || [ -e "$HOLD" ] && break; sleep 0.2; done'
 uuid() { echo "GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f0$(($1 + 1))"; }
@@ -98,7 +101,7 @@ for pair in "first:$r1" "second:$r"; do
 	want=""; n=0
 	for m in $mine; do want="$want$(printf 'GPU %d: NVIDIA GB300 NVL (UUID: %s)' $n "$(uuid "$m")")
 "; n=$((n + 1)); done
-	check_eq "$name job: smi -L lists exactly those 2, as GPU 0 and 1" "2 ${want%
+	check_eq "$name job: nvidia-smi -L (the delivered one) lists exactly those 2, as GPU 0 and 1" "2 ${want%
 }" "$n $(echo "$out" | grep '^GPU ')"
 	check_has "$name job: NVML numbers them 0 and 1" "1, $(uuid "${mine##* }")" \
 		"$(echo "$out" | grep '^1, ')"

@@ -24,6 +24,14 @@
  *                             returned (after_open=), then waits for file
  *                             GO to exist before its last check (a restore
  *                             left to the agent's janitor comes meanwhile)
+ *   reader vfork PATH ARGS... runs PATH with vfork and execv, as posix_spawn
+ *                             and dash do (the child shares this process's
+ *                             memory until its exec), from a copy of PATH
+ *                             in this process's memory; says whether the
+ *                             copy holds PATH again once the child is done
+ *   reader nvml               dlopen("libnvidia-ml.so.1") as a program that
+ *                             uses NVML does (the dynamic linker's own
+ *                             search), then how many GPUs it counts
  *
  * loop, threads, tree, forks and mapping take "data" as a last argument: their opens
  * then go through one writable global copy of the path (.data) instead of
@@ -31,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -387,6 +396,45 @@ static int mode_blocked(const char *path, const char *go)
 	return 0;
 }
 
+static int mode_vfork(char **argv)
+{
+	static char path[256];
+	int status = -1;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s", argv[0]);
+	pid = vfork();
+	if (pid == 0) {
+		execv(path, argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return perror("vfork"), 1;
+	printf("vfork_status=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	printf("vfork_path_intact=%s\n", strcmp(path, argv[0]) ? path : "yes");
+	return 0;
+}
+
+static int mode_nvml(void)
+{
+	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+	int (*init)(void), (*count)(unsigned *);
+	unsigned n = 0;
+
+	if (!h) {
+		printf("nvml=%s\n", dlerror());
+		return 1;
+	}
+	*(void **)&init = dlsym(h, "nvmlInit_v2");
+	*(void **)&count = dlsym(h, "nvmlDeviceGetCount_v2");
+	if (!init || !count || init() || count(&n)) {
+		printf("nvml=init failed\n");
+		return 1;
+	}
+	printf("nvml_gpus=%u\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -421,6 +469,10 @@ int main(int argc, char **argv)
 		return mode_mapping(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "blocked"))
 		return mode_blocked(argv[2], argc >= 4 ? argv[3] : NULL);
-	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]|blocked PATH [GO]\n");
+	if (argc >= 2 && !strcmp(argv[1], "nvml"))
+		return mode_nvml();
+	if (argc >= 3 && !strcmp(argv[1], "vfork"))
+		return mode_vfork(argv + 2);
+	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]|blocked PATH [GO]|nvml|vfork PATH ARGS\n");
 	return 2;
 }

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: match PROFILE ROOT TABLE\n");
 		return 2;
 	}
-	if (profile_load(argv[1], 0, &model) || rules_build(&model, argv[2], true, &rules))
+	if (profile_load(argv[1], 0, &model) || rules_build(&model, argv[2], true, true, &rules))
 		return 1;
 	skel = redirect_bpf__open();
 	if (!skel)

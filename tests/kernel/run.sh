@@ -147,6 +147,58 @@ check_has "ls -l /dev/nvidia3 (statx + xattrs)" "crw-rw-rw-" "$r"
 r=$(timeout 20 "$in_cgroup" "$O" stat /dev/nvidia0 2>&1)
 check_has "sibling has no /dev/nvidia0" "No such file" "$r"
 
+echo "== the driver's user space: NVML and nvidia-smi where the toolkit puts them"
+# No LD_LIBRARY_PATH, no image change: the dynamic linker's own search finds
+# the tree's NVML (its cache has no entry), and a shell's PATH search finds
+# the tree's nvidia-smi and runs it (stat, then execve, both redirected).
+nvml_py='import ctypes
+for name in ("libnvidia-ml.so.1", "libnvidia-ml.so"):
+    h = ctypes.CDLL(name)
+    n = ctypes.c_uint()
+    print(name, h.nvmlInit_v2(), h.nvmlDeviceGetCount_v2(ctypes.byref(n)), n.value)'
+r=$(timeout 20 "$in_cgroup" "$T" env -u LD_LIBRARY_PATH /usr/bin/python3 -c "$nvml_py" 2>&1)
+check_eq "python's ctypes loads libnvidia-ml.so.1 and libnvidia-ml.so: 4 GPUs" \
+	"$(printf 'libnvidia-ml.so.1 0 0 4\nlibnvidia-ml.so 0 0 4')" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" env -u LD_LIBRARY_PATH /usr/bin/python3 -c "$nvml_py" 2>&1)
+check_has "sibling: no such library" "libnvidia-ml.so.1: cannot open shared object file" "$r"
+r=$(timeout 20 "$in_cgroup" "$T" sh -c 'nvidia-smi -L' 2>&1)
+check_eq "a shell (dash) runs nvidia-smi -L from its PATH: the 4 GPUs" 4 "$(echo "$r" | grep -c '^GPU [0-3]: NVIDIA GB300 NVL (UUID: GPU-')"
+g0=$(status_field "$ROOT" kernel exec_gone)
+r=$(timeout 20 "$in_cgroup" "$T" bash -c 'nvidia-smi -L' 2>&1)
+check_eq "bash, which execs it itself: the 4 GPUs" 4 "$(echo "$r" | grep -c '^GPU [0-3]: NVIDIA GB300 NVL (UUID: GPU-')"
+g1=$(status_field "$ROOT" kernel exec_gone)
+check "its execve was redirected, and the patch forgotten with the old image (exec_gone $g0 -> $g1)" test "$g1" -gt "$g0"
+r=$(timeout 20 "$in_cgroup" "$T" sh -c 'nvidia-smi; echo "status $?"' 2>&1)
+check_has "nvidia-smi's table: not supported by nvmirage, said so" "nvidia-smi: the table (no option) is not supported by nvmirage" "$r"
+check_has "with status 2" "status 2" "$r"
+r=$(timeout 20 "$in_cgroup" "$T" stat -c '%F %s' /usr/bin/nvidia-smi 2>&1)
+check_eq "/usr/bin/nvidia-smi is a regular file (as the toolkit's)" "regular file $(stat -c %s "$out/nvidia-smi")" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" sh -c 'nvidia-smi -L' 2>&1)
+check_has "sibling: no nvidia-smi" "not found" "$r"
+check "and nothing of it on the node" test ! -e /usr/bin/nvidia-smi
+# An exec is redirected by a file rule's exact path only: never a path
+# under a directory rule, whatever it names in the tree.
+r=$(timeout 20 "$in_cgroup" "$T" /usr/bin/python3 -c '
+import os
+for p in ("/proc/driver/nvidia/version", "/usr/bin/nvidia-smi/", "/usr/bin/nvidia-smi-x"):
+    try:
+        os.execv(p, [p])
+    except OSError as e:
+        print(p, e.strerror, flush=True)' 2>&1)
+check_eq "execve of other paths: not redirected (a driver file, a trailing /, a longer name)" \
+	"$(printf '/proc/driver/nvidia/version No such file or directory\n/usr/bin/nvidia-smi/ No such file or directory\n/usr/bin/nvidia-smi-x No such file or directory')" "$r"
+# A vfork child (dash, posix_spawn, Python's subprocess) shares its
+# parent's memory until its exec, which hands that memory back to the
+# parent: the path is put back there, through the parent.
+x0=$(status_field "$ROOT" kernel exec_shared)
+r=$(timeout 20 "$in_cgroup" "$T" "$reader" vfork /usr/bin/nvidia-smi -L 2>&1)
+x1=$(status_field "$ROOT" kernel exec_shared)
+check_eq "vfork and execv of /usr/bin/nvidia-smi -L: the 4 GPUs" 4 "$(echo "$r" | grep -c '^GPU [0-3]: NVIDIA GB300 NVL')"
+check_has "and the parent's copy of the path holds its bytes again" "vfork_path_intact=yes" "$r"
+check "counted as an exec of a task sharing its parent's memory (exec_shared $x0 -> $x1)" test "$x1" -gt "$x0"
+r=$(timeout 20 "$in_cgroup" "$T" /usr/bin/python3 -c 'import subprocess; subprocess.run(["nvidia-smi", "-L"])' 2>&1)
+check_eq "python's subprocess.run([\"nvidia-smi\", \"-L\"]): the 4 GPUs" 4 "$(echo "$r" | grep -c '^GPU [0-3]: ')"
+
 echo "== cgroups made later below a target"
 mkdir -p "$T/later"
 r=$(timeout 20 "$in_cgroup" "$T/later" "$reader" literal)

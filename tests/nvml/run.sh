@@ -112,6 +112,13 @@ if check "apt-get download nvidia-smi" fetch_debs "$conf" "$cache/debs" nvidia-s
 	}
 	r=$(nsmi gb300 -L)
 	check_eq "nvidia-smi -L: what nvmirage smi -L prints, byte for byte" "$(cat tests/nvml/gb300-L.txt)" "$r"
+	# Given to the agent (--nvidia-smi), it is the one a target's shell
+	# finds, and it finds NVML where it looks (no LD_LIBRARY_PATH).
+	r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nvn --nvidia-smi "$smi_bin" -- \
+		sh -c 'env -u LD_LIBRARY_PATH nvidia-smi -L; env -u LD_LIBRARY_PATH nvidia-smi | head -n 3' 2>&1)
+	check_eq "--nvidia-smi: NVIDIA's, run as nvidia-smi in a target, lists the 4 GPUs" \
+		"$(cat tests/nvml/gb300-L.txt)" "$(echo "$r" | grep '^GPU ')"
+	check_has "and draws its table" "NVIDIA-SMI 550.163.01" "$r"
 	r=$(nsmi gb300 --query-gpu=index,name,uuid,pci.bus_id,memory.total,driver_version --format=csv)
 	check_eq "nvidia-smi --query-gpu: the same as nvmirage smi" "$(cat tests/nvml/gb300-query.csv)" "$r"
 	r=$(nsmi gb300); rc=$?

@@ -173,7 +173,6 @@ for m in 0 1 2 3; do devs="$devs device=/dev/nvidia$m:195:$m"; done
 runc_start slinky-worker "$NODE/$PW/cri-containerd-slurmd.scope" "$slurm" $common privileged \
 	$devs device=/dev/nvidiactl:195:255 tmpfs=/var/spool/slurmd tmpfs=/var/log/slurm \
 	bind="$work/detect:/etc/detect" bind="$work/slurm-nvml/usr/lib/$triplet/slurm-wlm:/opt/slurm-nvml" \
-	bind="$(pwd)/$out/libnvidia-ml.so.1:/opt/nvml/libnvidia-ml.so.1" env=LD_LIBRARY_PATH=/opt/nvml \
 	hostname=slinky-worker-0 -- \
 	slurmd -D -Z -v --conf-server 127.0.0.1:16817 --conf "Features=gpu Gres=gpu:nvidia_gb300_nvl:4"
 
@@ -200,10 +199,18 @@ check_has "and reads their information files (4 models)" "$(printf '\n4\n')" "$r
 check_has "with no LD_PRELOAD in its environment" "LD_PRELOAD=none" "$r"
 check_has "a static binary in the job (busybox cat) reads the driver version" "NVRM version: NVIDIA UNIX" "$r"
 check_has "a raw syscall(SYS_openat) in the job reads it" "raw=NVRM version:" "$r"
+# The seed's step-6 line as written, in the unmodified trixie container: no
+# nvidia-smi in its image, no LD_LIBRARY_PATH; the agent delivers both.
+# (Jobs here are not confined to their GPUs: CgroupPlugin=disabled, above.)
+r=$(ctl timeout 60 srun -N1 --gres=gpu:2 bash -c 'echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"; nvidia-smi -L')
+echo "$r" | sed 's/^/   /'
+check_has "the guide's step-6 line as written: CUDA_VISIBLE_DEVICES=0,1" "CUDA_VISIBLE_DEVICES=0,1" "$r"
+check_eq "and its nvidia-smi -L lists the GPUs" 4 "$(echo "$r" | grep -c '^GPU [0-3]: NVIDIA GB300 NVL (UUID: GPU-')"
+check "the container's image has no nvidia-smi of its own" test ! -e "$slurm/usr/bin/nvidia-smi"
 
 echo "== AutoDetect=nvml through nvmirage's NVML, against AutoDetect=nvidia"
 detect() {
-	runc exec slinky-worker env LD_LIBRARY_PATH=/opt/nvml slurmd -G -N slinky-worker-0 \
+	runc exec slinky-worker slurmd -G -N slinky-worker-0 \
 		-f "/etc/detect/$1/slurm.conf" > "$work/detect-$1.log" 2>&1
 	grep 'Gres Name=gpu' "$work/detect-$1.log" | sed 's/^[^:]*: //'
 }
@@ -230,8 +237,8 @@ check_has "srun --gres=gpu:4 gets all four" "CUDA_VISIBLE_DEVICES=0,1,2,3" "$r"
 echo "== Slurm's GPU energy accounting on nvmirage's NVML"
 # A site that accounts GPU energy: AcctGatherEnergyType=acct_gather_energy/gpu,
 # which asks Slurm's gpu plugin for each GPU's power: NVML's with
-# AutoDetect=nvml (slurmd finds nvmirage's library by its LD_LIBRARY_PATH,
-# where the container toolkit would put it). slurmctld asks the node every
+# AutoDetect=nvml (slurmd's dynamic linker finds nvmirage's library where
+# the container toolkit would put it). slurmctld asks the node every
 # 5 s, and each ask has slurmd poll the GPUs. scontrol reconfigure: 24.11's
 # daemons restart in place, and configless slurmd fetches the new files.
 # Slurm's gpu/nvml counts the GPUs through NVML but reads no power (its

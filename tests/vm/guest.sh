@@ -136,6 +136,20 @@ suite() {
 	check_has "$name: sibling: busybox ls finds nothing" "No such file" "$r"
 	r=$(in_cgroup "$T" /reader raw)
 	check_has "$name: raw syscall(SYS_openat) in the target" "raw=NVRM version" "$r"
+	# The driver's user space: NVML where the dynamic linker looks, and
+	# nvidia-smi in PATH, its execve redirected (busybox sh: stat, execve).
+	r=$(in_cgroup "$T" /reader nvml)
+	check_has "$name: dlopen(\"libnvidia-ml.so.1\") finds the tree's NVML: 4 GPUs" "nvml_gpus=4" "$r"
+	g0=$(stat_of exec_gone)
+	r=$(in_cgroup "$T" sh -c 'nvidia-smi -L')
+	check_eq "$name: a shell runs nvidia-smi -L from its PATH: 4 GPUs" 4 "$(echo "$r" | grep -c '^GPU [0-3]: NVIDIA GB300 NVL')"
+	g1=$(stat_of exec_gone)
+	if [ "$g1" -gt "$g0" ]; then ok "$name: its execve was redirected (exec_gone $g0 -> $g1)"
+	else not_ok "$name: its execve was not counted as redirected ($g0 -> $g1)"; fi
+	r=$(in_cgroup "$O" /reader nvml)
+	check_has "$name: sibling: no NVML" "nvml=libnvidia-ml.so.1: cannot open shared object file" "$r"
+	r=$(in_cgroup "$O" sh -c 'nvidia-smi -L' 2>&1)
+	check_has "$name: sibling: no nvidia-smi" "not found" "$r"
 	# Concurrent readers, through a literal and through a writable global
 	# copy ("data": the page the kernel side can write itself): whatever
 	# the timing, every path ends as it began, in the parent and in every

@@ -85,7 +85,7 @@ make_initramfs() {
 	cp tests/vm/timescale.sh "$root/timescale.sh"
 	cp tests/lib/check.sh "$root/check.sh"
 	cp profiles/gb300.yaml "$root/gb300.yaml"
-	for f in nvmirage helpers/reader helpers/bench; do
+	for f in nvmirage nvidia-smi libnvidia-ml.so.1 helpers/reader helpers/bench; do
 		if [ "$arch" = arm64 ]; then copy_with_libs_arm64 "$from/$f" "$root"
 		else copy_with_libs "$from/$f" "$root"; fi
 	done

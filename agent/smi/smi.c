@@ -1,5 +1,6 @@
 /* nvmirage smi: a small nvidia-smi look-alike on nvmirage's NVML, with the
- * real tool's output for -L and --query-gpu=...--format=csv. */
+ * real tool's output for -L and --query-gpu=...--format=csv. Any other form
+ * is refused as not supported, never answered wrongly. */
 #include <dlfcn.h>
 #include <getopt.h>
 #include <limits.h>
@@ -7,10 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "smi/smi.h"
+#include "lib/exit_status.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "nvml.h"
+
+static const char *me = "nvmirage smi";
 
 struct nvml {
 	nvmlReturn_t (*init)(void);
@@ -26,12 +30,20 @@ struct nvml {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: nvmirage smi -L\n"
-		   "       nvmirage smi --query-gpu=FIELD[,FIELD...] --format=csv[,noheader]\n\n"
+	fprintf(f, "usage: %s -L\n"
+		   "       %s --query-gpu=FIELD[,FIELD...] --format=csv[,noheader]\n\n"
 		   "Lists the GPUs NVML reports to this process, as nvidia-smi does, through\n"
 		   "nvmirage's libnvidia-ml.so.1 (next to the binary, or installed in\n"
 		   "../lib/nvmirage from it; else the system's).\n"
-		   "Fields: index, name, uuid, pci.bus_id, memory.total, driver_version.\n");
+		   "Fields: index, name, uuid, pci.bus_id, memory.total, driver_version.\n", me, me);
+}
+
+/* What this look-alike does not answer: said so, status 2. */
+static int not_supported(const char *what)
+{
+	fprintf(stderr, "%s: %s is not supported by nvmirage (it answers -L and "
+			"--query-gpu=FIELDS --format=csv); see --help\n", me, what);
+	return NVM_EXIT_USAGE;
 }
 
 /* The library next to this binary, so the look-alike uses nvmirage's NVML. */
@@ -92,7 +104,7 @@ static void print_field(struct nvml *n, nvmlDevice_t d, unsigned i, int f, const
 	fputs(buf, stdout);
 }
 
-int cmd_smi(int argc, char **argv)
+int smi_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "list-gpus", no_argument, 0, 'L' },
@@ -109,7 +121,12 @@ int cmd_smi(int argc, char **argv)
 	int status = 0;
 	void *h;
 
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (!strcmp(base, "nvidia-smi"))
+		me = "nvidia-smi";
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "Lh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'L': list = true; break;
@@ -117,33 +134,39 @@ int cmd_smi(int argc, char **argv)
 		case 'F':
 			csv = !strcmp(optarg, "csv") || !strcmp(optarg, "csv,noheader");
 			header = !strstr(optarg, "noheader");
-			if (!csv) {
-				nvm_err("smi: --format: only csv and csv,noheader");
-				return NVM_EXIT_USAGE;
-			}
+			if (!csv)
+				return not_supported("--format other than csv and csv,noheader");
 			break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return NVM_EXIT_USAGE;
+		default: return not_supported(argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		return not_supported(argv[optind]);
 	for (char *tok = strtok(query, ","); tok; tok = strtok(NULL, ",")) {
 		unsigned f = 0;
 
 		while (f < NFIELDS && strcmp(tok, fields[f]))
 			f++;
 		if (f == NFIELDS || nwant == (int)NFIELDS) {
-			nvm_err("smi: --query-gpu: field \"%s\" is not one this look-alike has", tok);
+			fprintf(stderr, "%s: --query-gpu field \"%s\" is not supported by nvmirage "
+					"(it has index, name, uuid, pci.bus_id, memory.total, "
+					"driver_version)\n", me, tok);
 			return NVM_EXIT_USAGE;
 		}
 		want[nwant++] = (int)f;
 	}
-	if (list == (nwant > 0) || (nwant && !csv)) {
+	if (!list && !nwant)
+		return not_supported("the table (no option)");
+	if (list && nwant) {
 		usage(stderr);
 		return NVM_EXIT_USAGE;
 	}
+	if (nwant && !csv)
+		return not_supported("--query-gpu without --format=csv");
 	h = open_nvml();
 	if (!h || bind(h, &n)) {
-		nvm_err("smi: cannot load libnvidia-ml.so.1: %s", dlerror());
+		fprintf(stderr, "%s: cannot load libnvidia-ml.so.1: %s\n", me, dlerror());
 		return NVM_EXIT_FAIL;
 	}
 	/* nvidia-smi's own words and exit statuses, as measured on a real
