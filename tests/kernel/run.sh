@@ -472,6 +472,13 @@ check_eq "exec exits with the command's status" 0 $rc
 check_has "exec's command sees 4 GPUs" "gpus=4" "$r"
 timeout 60 "$nvm" -q exec --profile t4 --root /run/nve -- sh -c 'exit 7'; rc=$?
 check_eq "exec passes on exit status 7" 7 $rc
+r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nve --no-driver-userspace -- \
+	sh -c 'nvidia-smi -L; /usr/bin/python3 -c "import ctypes; ctypes.CDLL(\"libnvidia-ml.so.1\")"' 2>&1)
+check_has "--no-driver-userspace: no nvidia-smi in the target" "nvidia-smi: not found" "$r"
+check_has "and no NVML" "libnvidia-ml.so.1: cannot open shared object file" "$r"
+r=$(timeout 60 "$nvm" exec --profile gb300 --root /run/nve --nvidia-smi /nonexistent/nvidia-smi -- true 2>&1); rc=$?
+check_eq "--nvidia-smi naming no program: status 2" 2 $rc
+check_has "and says why" "--nvidia-smi /nonexistent/nvidia-smi: No such file or directory" "$r"
 check "exec removed its tree" test ! -e /run/nve
 check "exec removed its cgroup" sh -c "! ls -d $cg2/nvmirage-exec-* 2>/dev/null"
 check_node_clean
