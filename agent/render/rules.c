@@ -26,21 +26,23 @@ static struct nvm_rule *add(struct nvm_rules *rs, enum nvm_rule_kind kind, const
 
 /* The paths where the dynamic linker looks for a library its cache has no
  * entry for, in its order (glibc on Debian and Ubuntu; /lib64 and
- * /usr/lib64 elsewhere), each system directory's glibc-hwcaps
- * subdirectories first. The first it tries is one of /lib's, so a path too
- * long for a rule (/usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v4/...,
- * 66 bytes) is never reached and is left out. */
+ * /usr/lib64 elsewhere; /lib and /usr/lib last, where an image has no
+ * multiarch directories: the linker skips a directory it found missing),
+ * each system directory's glibc-hwcaps subdirectories first. The first it
+ * tries is one of /lib's, so a path too long for a rule
+ * (/usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v4/..., 66 bytes) is
+ * never reached and is left out. */
 #if defined(__x86_64__)
 static const char *const lib_dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-					"/lib64", "/usr/lib64" };
+					"/lib64", "/usr/lib64", "/lib", "/usr/lib" };
 static const char *const hwcaps[] = { "", "/glibc-hwcaps/x86-64-v4", "/glibc-hwcaps/x86-64-v3",
 				      "/glibc-hwcaps/x86-64-v2" };
 #elif defined(__aarch64__)
 static const char *const lib_dirs[] = { "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-					"/lib64", "/usr/lib64" };
+					"/lib64", "/usr/lib64", "/lib", "/usr/lib" };
 static const char *const hwcaps[] = { "" }; /* glibc has none for arm64 */
 #else
-static const char *const lib_dirs[] = { "/lib64", "/usr/lib64" };
+static const char *const lib_dirs[] = { "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
 static const char *const hwcaps[] = { "" };
 #endif
 
