@@ -318,7 +318,7 @@ int BPF_PROG(nvm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 
 	/* A thread other than the leader that execs takes the leader's pid:
 	 * the patch its execve relies on moves with it, so that its sys_exit
-	 * finds it (the address space went; see forget_gone). */
+	 * finds it (the address space went; see leave_patch). */
 	if (nr_inflight && old != tid) {
 		struct nvm_patch_key *k = bpf_map_lookup_elem(&inflight, &old);
 

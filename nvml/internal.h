@@ -126,6 +126,13 @@ int nvml_process_name(unsigned pid, char *out, size_t len);
 /* The NVLink field values (link count, per-link speed, state, version),
  * from the profile's nvlink section: true if v is one (nvlink.c). */
 bool nvml_nvlink_field(nvmlDevice_t d, nvmlFieldValue_t *v);
+/* A field's answer: the unsigned value x. */
+static inline void nvml_field_uint(nvmlFieldValue_t *v, unsigned x)
+{
+	v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+	v->value.uiVal = x;
+	v->nvmlReturn = NVML_SUCCESS;
+}
 /* The power, energy and temperature-limit field values, from the
  * profile's telemetry: true if v is one (sensors.c). */
 bool nvml_sensor_field(nvmlDevice_t d, nvmlFieldValue_t *v);

@@ -116,13 +116,6 @@ static int speed_field_link(unsigned id)
 	return -1;
 }
 
-static void uint_value(nvmlFieldValue_t *v, unsigned x)
-{
-	v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-	v->value.uiVal = x;
-	v->nvmlReturn = NVML_SUCCESS;
-}
-
 bool nvml_nvlink_field(nvmlDevice_t d, nvmlFieldValue_t *v)
 {
 	unsigned id = v->fieldId, speed = link_mbps(d->nvlink_version);
@@ -144,14 +137,14 @@ bool nvml_nvlink_field(nvmlDevice_t d, nvmlFieldValue_t *v)
 		return true;
 	}
 	if (id == NVML_FI_DEV_NVLINK_LINK_COUNT)
-		uint_value(v, d->nvlink_count);
+		nvml_field_uint(v, d->nvlink_count);
 	else if (id == NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)
-		uint_value(v, speed);
+		nvml_field_uint(v, speed);
 	else if (id == NVML_FI_DEV_NVLINK_GET_STATE)
-		uint_value(v, d->links[link].up);
+		nvml_field_uint(v, d->links[link].up);
 	else if (id == NVML_FI_DEV_NVLINK_GET_VERSION)
-		uint_value(v, d->nvlink_version);
+		nvml_field_uint(v, d->nvlink_version);
 	else
-		uint_value(v, d->links[link].up ? speed : 0);
+		nvml_field_uint(v, d->links[link].up ? speed : 0);
 	return true;
 }

@@ -318,11 +318,13 @@ API nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t d, nvmlEnableState_t *
 #define FI_TLIMIT_MEM_MAX 195
 #define FI_TLIMIT_GPU_MAX 196
 
+/* x, or NOT_SUPPORTED where the profile gives none. */
 static void field_uint(nvmlFieldValue_t *v, unsigned x, bool have)
 {
-	v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-	v->value.uiVal = x;
-	v->nvmlReturn = have ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+	if (have)
+		nvml_field_uint(v, x);
+	else
+		v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
 }
 
 /* A T.Limit threshold: how far below the limit it lies, in degrees (the

@@ -39,6 +39,15 @@ UNSUPPORTED(nvmlDeviceGetAttributes_v2, nvmlDeviceAttributes_t *a)
 UNSUPPORTED(nvmlDeviceGetProcessUtilization, nvmlProcessUtilizationSample_t *samples, unsigned int *count,
 	    unsigned long long since)
 
+/* What nvidia-smi -q asks of a bare-metal H200 that it lacks (N/A there):
+ * a PCIe bridge chip on the board, a GPU fabric, a vGPU host, an InfoROM
+ * BBX flush recorded. */
+UNSUPPORTED(nvmlDeviceGetBridgeChipInfo, nvmlBridgeChipHierarchy_t *h)
+UNSUPPORTED(nvmlDeviceGetGpuFabricInfoV, nvmlGpuFabricInfoV_t *info)
+UNSUPPORTED(nvmlDeviceGetHostVgpuMode, nvmlHostVgpuMode_t *mode)
+UNSUPPORTED(nvmlDeviceGetLastBBXFlushTime, unsigned long long *timestamp, unsigned long *duration_us)
+UNSUPPORTED(nvmlDeviceGetVgpuHeterogeneousMode, nvmlVgpuHeterogeneousMode_t *mode)
+
 /* Linux has no driver models (a Windows notion). */
 UNSUPPORTED(nvmlDeviceGetDriverModel, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
 

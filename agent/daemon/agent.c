@@ -37,23 +37,6 @@ void agent_opts_init(struct agent_opts *o)
 	o->userspace = true;
 }
 
-/* name next to this binary (build/) or in ../lib/nvmirage from it (as
- * installed, and in the image), into buf: 0, or -1 when in neither. */
-static int find_beside(const char *name, char *buf, size_t len)
-{
-	static const char *const near[] = { "", "/../lib/nvmirage" };
-	char exe[PATH_MAX];
-
-	if (fs_exe_dir(exe, sizeof(exe)))
-		return -1;
-	for (unsigned i = 0; i < 2; i++) {
-		snprintf(buf, len, "%s%s/%s", exe, near[i], name);
-		if (access(buf, R_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
-
 /* The driver's user space to deliver: nvmirage's NVML, and the nvidia-smi
  * given or nvmirage's own. Returns 0, or an exit status (reported). */
 static int find_userspace(const struct agent_opts *o, struct render_opts *ro, char *lib,
@@ -61,7 +44,7 @@ static int find_userspace(const struct agent_opts *o, struct render_opts *ro, ch
 {
 	if (!o->userspace)
 		return nvm_info("driver user space: not delivered (--no-driver-userspace)"), 0;
-	if (find_beside("libnvidia-ml.so.1", lib, len))
+	if (fs_find_beside("libnvidia-ml.so.1", lib, len))
 		return nvm_err_r(NVM_EXIT_USAGE, "driver user space: nvmirage's libnvidia-ml.so.1 is "
 				 "neither next to this binary nor in ../lib/nvmirage from it "
 				 "(--no-driver-userspace runs without)");
@@ -70,7 +53,7 @@ static int find_userspace(const struct agent_opts *o, struct render_opts *ro, ch
 			return nvm_err_r(NVM_EXIT_USAGE, "--nvidia-smi %s: %s", o->nvidia_smi,
 					 strerror(errno));
 		snprintf(smi, len, "%s", o->nvidia_smi);
-	} else if (find_beside("nvidia-smi", smi, len)) {
+	} else if (fs_find_beside("nvidia-smi", smi, len)) {
 		return nvm_err_r(NVM_EXIT_USAGE, "driver user space: nvmirage's nvidia-smi is neither "
 				 "next to this binary nor in ../lib/nvmirage from it (give "
 				 "--nvidia-smi PATH, or --no-driver-userspace)");

@@ -71,8 +71,7 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
 }
 
 /* The janitor restores a booked patch only while it holds the kernel
- * side's entry at its place (and forgets one whose address space an exec
- * replaced, NVM_PATCH_GONE, writing nothing): the one the kernel side handed over
+ * side's entry at its place: the one the kernel side handed over
  * (RESTORING: its task stopped waiting), or, where there is none (the task
  * gave up before the patch was in place, or the entry was ended), one it
  * puts in itself (NVM_PATCH_F_HELD). Without, a task could take a new
@@ -80,29 +79,18 @@ static void sweep_kpatch(const struct nvm_patch_key *key, const struct nvm_patch
  * ended the new patch's: that syscall returned with nothing to restore
  * its bytes, the janitor restored them a while later, and the same could
  * happen again at every turn of a task that opens one path in a loop.
- * False when another entry is there (a patch in use): a later turn. The
- * address space is marked recent, so a fork meanwhile has its copy
- * repaired. */
+ * HOLD_NOT when another entry is there (a patch in use): a later turn;
+ * HOLD_GONE when an exec replaced the patch's address space
+ * (NVM_PATCH_GONE): forgotten, nothing written. Once held, the address
+ * space is marked recent, so a fork meanwhile has its copy repaired. */
 enum hold { HOLD_NOT, HOLD_TAKEN, HOLD_GONE };
-
-/* Whether the kernel side's entry at key says an exec replaced the patch's
- * address space (then since is the entry's). */
-static bool entry_gone(struct engine *e, const struct nvm_patch_key *key, uint64_t *since)
-{
-	struct nvm_patch p;
-
-	if (bpf_map_lookup_elem(e->patches_fd, key, &p) || NVM_PATCH_STATE(p.word) != NVM_PATCH_GONE)
-		return false;
-	*since = p.since;
-	return true;
-}
 
 static enum hold hold_entry(struct engine *e, const struct nvm_patch_key *key, uint64_t *since)
 {
 	struct nvm_patch p;
 	uint64_t now = now_ns();
 
-	if (entry_gone(e, key, since))
+	if (kpatch_gone(e->patches_fd, key, since))
 		return HOLD_GONE;
 	if (bpf_map_lookup_elem(e->patches_fd, key, &p) == 0) {
 		if (NVM_PATCH_STATE(p.word) != NVM_PATCH_RESTORING || (p.flags & NVM_PATCH_F_HELD))
@@ -170,7 +158,8 @@ void service_janitor(struct engine *e, struct service_thread *t, bool all)
 				book_put(e, rec, false); /* for a later turn */
 				continue;
 			}
-			enum hold h = all ? (entry_gone(e, &key, &since) ? HOLD_GONE : HOLD_TAKEN)
+			enum hold h = all ? (kpatch_gone(e->patches_fd, &key, &since) ? HOLD_GONE
+										     : HOLD_TAKEN)
 					  : hold_entry(e, &key, &since);
 
 			if (h != HOLD_TAKEN) {

@@ -77,17 +77,6 @@ static void put_back_kpatch(const struct nvm_patch_key *key, const struct nvm_pa
 				  p->span);
 }
 
-/* Whether the kernel side found the address space of the patch at (mm,
- * addr) replaced by an exec: then nothing is to be written there. */
-static bool gone(int patches_fd, uint64_t mm, uint64_t addr)
-{
-	struct nvm_patch_key key = { .mm = mm, .addr = addr };
-	struct nvm_patch p;
-
-	return patches_fd >= 0 && bpf_map_lookup_elem(patches_fd, &key, &p) == 0 &&
-	       NVM_PATCH_STATE(p.word) == NVM_PATCH_GONE;
-}
-
 /* One look at every patch the agent knew to be in place. A record the
  * agent was writing when it died may be half written: put_back then finds
  * other bytes in memory than its replacement, and writes nothing. */
@@ -98,8 +87,9 @@ static unsigned sweep(struct memio *mem, const struct patchbook *book, int patch
 
 	for (unsigned i = 0; i < nrec; i++) {
 		const struct patch_rec *r = &book->r[i];
+		struct nvm_patch_key key = { .mm = r->mm, .addr = r->addr };
 
-		if (r->live && !gone(patches_fd, r->mm, r->addr))
+		if (r->live && !kpatch_gone(patches_fd, &key, NULL))
 			sw.n += put_back(mem, r->tgid, r->tid, r->mm, r->addr, r->repl, r->orig,
 					 r->span);
 	}

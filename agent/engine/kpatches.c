@@ -12,6 +12,17 @@ bool kpatch_get(int fd, __u64 mm, __u64 addr, struct nvm_patch *out)
 	return bpf_map_lookup_elem(fd, &key, out) == 0 && (out->flags & NVM_PATCH_F_INKERNEL);
 }
 
+bool kpatch_gone(int fd, const struct nvm_patch_key *key, uint64_t *since)
+{
+	struct nvm_patch p;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, key, &p) || NVM_PATCH_STATE(p.word) != NVM_PATCH_GONE)
+		return false;
+	if (since)
+		*since = p.since;
+	return true;
+}
+
 #define BATCH 64
 
 static void each_of(const struct nvm_patch_key *keys, const struct nvm_patch *vals, __u32 n,

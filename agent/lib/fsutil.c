@@ -204,3 +204,18 @@ int fs_exe_dir(char *buf, size_t len)
 	*slash = '\0';
 	return 0;
 }
+
+int fs_find_beside(const char *name, char *buf, size_t len)
+{
+	static const char *const near[] = { "", "/../lib/nvmirage" }; /* build/, installed */
+	char exe[PATH_MAX];
+
+	if (fs_exe_dir(exe, sizeof(exe)))
+		return -1;
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(buf, len, "%s%s/%s", exe, near[i], name);
+		if (access(buf, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}

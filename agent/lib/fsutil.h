@@ -34,5 +34,9 @@ ssize_t fs_read_line(const char *path, char *buf, size_t len);
 int fs_write_str(const char *path, const char *s);
 /* The folder of this process's executable. Returns 0 or -1. */
 int fs_exe_dir(char *buf, size_t len);
+/* nvmirage's file name next to this binary (build/) or in ../lib/nvmirage
+ * from it (as installed, and in the image), into buf: 0, or -1 when in
+ * neither. */
+int fs_find_beside(const char *name, char *buf, size_t len);
 
 #endif

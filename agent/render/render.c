@@ -111,10 +111,9 @@ static int render_userspace(const struct render_opts *o, const char *tree)
 
 	if (!o->nvml_lib)
 		return 0;
-	snprintf(dir, sizeof(dir), "%s/%s", tree, NVM_TREE_NVML);
-	*strrchr(dir, '/') = '\0';
-	return fs_mkdirs(dir) || fs_copy(o->nvml_lib, dir, strrchr(NVM_TREE_NVML, '/') + 1, 0755) ||
-	       fs_copy(o->nvidia_smi, dir, strrchr(NVM_TREE_SMI, '/') + 1, 0755);
+	snprintf(dir, sizeof(dir), "%s/%s", tree, NVM_TREE_USERSPACE);
+	return fs_mkdirs(dir) || fs_copy(o->nvml_lib, dir, NVM_NVML_NAME, 0755) ||
+	       fs_copy(o->nvidia_smi, dir, NVM_SMI_NAME, 0755);
 }
 
 int render_aliases(const struct nvm_rules *rs, const char *tree)

@@ -49,8 +49,11 @@ int rules_build(const struct nvm_model *m, const char *root, bool device_nodes,
 unsigned rules_max_root_len(const struct nvm_model *m, bool device_nodes, bool userspace);
 
 /* Where the tree holds the driver's user space (userspace rules). */
-#define NVM_TREE_NVML "usr/lib/nvmirage/libnvidia-ml.so.1"
-#define NVM_TREE_SMI "usr/lib/nvmirage/nvidia-smi"
+#define NVM_TREE_USERSPACE "usr/lib/nvmirage"
+#define NVM_NVML_NAME "libnvidia-ml.so.1"
+#define NVM_SMI_NAME "nvidia-smi"
+#define NVM_TREE_NVML NVM_TREE_USERSPACE "/" NVM_NVML_NAME
+#define NVM_TREE_SMI NVM_TREE_USERSPACE "/" NVM_SMI_NAME
 
 /* Finds the rule whose from is a component-boundary prefix of path, with
  * repeated '/' folded as the kernel does. Returns the rule index and sets

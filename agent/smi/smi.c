@@ -46,17 +46,15 @@ static int not_supported(const char *what)
 	return NVM_EXIT_USAGE;
 }
 
-/* The library next to this binary, so the look-alike uses nvmirage's NVML. */
+/* The library next to this binary (or installed beside it), so the
+ * look-alike uses nvmirage's NVML; else the one the dynamic linker finds
+ * (in a target, the tree's). */
 static void *open_nvml(void)
 {
-	static const char *const near[] = { "", "/../lib/nvmirage" }; /* build/, installed */
-	char exe[PATH_MAX], path[PATH_MAX + 64];
-	void *h = NULL;
+	char path[PATH_MAX];
+	void *h = fs_find_beside("libnvidia-ml.so.1", path, sizeof(path)) ? NULL
+									 : dlopen(path, RTLD_NOW);
 
-	for (unsigned i = 0; !h && i < 2 && !fs_exe_dir(exe, sizeof(exe)); i++) {
-		snprintf(path, sizeof(path), "%s%s/libnvidia-ml.so.1", exe, near[i]);
-		h = dlopen(path, RTLD_NOW);
-	}
 	return h ? h : dlopen("libnvidia-ml.so.1", RTLD_NOW);
 }
 

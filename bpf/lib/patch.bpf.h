@@ -270,106 +270,83 @@ static __always_inline void restored(struct nvm_patch_key *key, struct nvm_patch
 	count(restored);
 }
 
+/* Leaves the patch at key: one user fewer. The last one out takes it to
+ * RESTORING and returns it, its bytes the caller's to put back; or, when
+ * the ending syscall replaced the address space the patch was in (an exec
+ * that succeeded), to GONE: the bytes went with it, and the agent forgets
+ * its record, writing nothing. An exec ends every other thread first, so
+ * no other task relies on such a patch; one a vfork parent's memory holds
+ * (NVM_PATCH_F_VFORK) outlives the exec and is put back as any other. */
+static __always_inline struct nvm_patch *leave_patch(struct nvm_patch_key *key)
+{
+	bool exec_replaced = key->mm != current_mm();
+
+	for (int i = 0; i < 16; i++) {
+		struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
+		bool gone;
+		__u64 word;
+
+		if (!p)
+			return NULL;
+		word = *(volatile __u64 *)&p->word;
+		if (NVM_PATCH_STATE(word) != NVM_PATCH_APPLIED || !NVM_PATCH_USERS(word))
+			return NULL;
+		if (NVM_PATCH_USERS(word) > 1) {
+			if (__sync_val_compare_and_swap(&p->word, word, word - 1) == word)
+				return NULL;
+			continue;
+		}
+		gone = exec_replaced && !(p->flags & NVM_PATCH_F_VFORK);
+		if (__sync_val_compare_and_swap(&p->word, word,
+						NVM_PATCH_WORD(gone ? NVM_PATCH_GONE :
+								      NVM_PATCH_RESTORING, 0)) != word)
+			continue;
+		if (gone) {
+			count(exec_gone);
+			return NULL;
+		}
+		return p;
+	}
+	return NULL;
+}
+
 /* The last user of a patch puts the original bytes back. */
 static __always_inline void release_body(struct nvm_patch_key *key, const bool in_kernel)
 {
-	for (int i = 0; i < 16; i++) {
-		struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
-		__u64 word;
+	struct nvm_patch *p = leave_patch(key);
 
-		if (!p)
-			return;
-		word = *(volatile __u64 *)&p->word;
-		if (NVM_PATCH_STATE(word) != NVM_PATCH_APPLIED || !NVM_PATCH_USERS(word))
-			return;
-		if (NVM_PATCH_USERS(word) > 1) {
-			if (__sync_val_compare_and_swap(&p->word, word, word - 1) == word)
-				return;
-			continue;
-		}
-		if (__sync_val_compare_and_swap(&p->word, word,
-						NVM_PATCH_WORD(NVM_PATCH_RESTORING, 0)) != word)
-			continue;
-		p->since = bpf_ktime_get_ns(); /* the agent's janitor goes by it */
-		/* A fork while the bytes go back copies them as they are. */
-		touch_mm(key->mm);
-		if (in_kernel && (p->flags & NVM_PATCH_F_INKERNEL) &&
-		    restore_in_kernel(p, key->addr)) {
-			restored(key, p);
-			return;
-		}
-		struct nvm_ask rq = { .kind = NVM_REQ_RESTORE, .mm = key->mm,
-				      .addr = key->addr };
-
-		if (p->flags & NVM_PATCH_F_VFORK) { /* through the parent */
-			rq.tid = p->tid;
-			rq.tgid = p->tgid;
-		}
-
-		if (ask_agent(&rq, 0) == NVM_RES_OK) {
-			restored(key, p);
-			return;
-		}
-		/* The entry stays RESTORING: the agent restores it late and
-		 * ends it, and takes it off nr_handed then. */
-		__sync_fetch_and_add(&nr_handed, 1);
+	if (!p)
+		return;
+	p->since = bpf_ktime_get_ns(); /* the agent's janitor goes by it */
+	/* A fork while the bytes go back copies them as they are. */
+	touch_mm(key->mm);
+	if (in_kernel && (p->flags & NVM_PATCH_F_INKERNEL) && restore_in_kernel(p, key->addr)) {
+		restored(key, p);
 		return;
 	}
-}
+	struct nvm_ask rq = { .kind = NVM_REQ_RESTORE, .mm = key->mm, .addr = key->addr };
 
-/* A syscall whose path was rewritten replaced its address space (an exec
- * that succeeded): the bytes went with it. The patch is marked GONE (the
- * agent forgets its record, writing nothing) once no other task relies on
- * it; an exec ends every other thread first, so none does. */
-static __always_inline void forget_gone(struct nvm_patch_key *key)
-{
-	for (int i = 0; i < 16; i++) {
-		struct nvm_patch *p = bpf_map_lookup_elem(&patches, key);
-		__u64 word;
-
-		if (!p)
-			return;
-		word = *(volatile __u64 *)&p->word;
-		if (NVM_PATCH_STATE(word) != NVM_PATCH_APPLIED || !NVM_PATCH_USERS(word))
-			return;
-		if (__sync_val_compare_and_swap(&p->word, word,
-						NVM_PATCH_USERS(word) > 1 ? word - 1 :
-						NVM_PATCH_WORD(NVM_PATCH_GONE, 0)) == word) {
-			if (NVM_PATCH_USERS(word) == 1)
-				count(exec_gone);
-			return;
-		}
+	if (p->flags & NVM_PATCH_F_VFORK) { /* through the parent */
+		rq.tid = p->tid;
+		rq.tgid = p->tgid;
 	}
+	if (ask_agent(&rq, 0) == NVM_RES_OK) {
+		restored(key, p);
+		return;
+	}
+	/* The entry stays RESTORING: the agent restores it late and ends it,
+	 * and takes it off nr_handed then. */
+	__sync_fetch_and_add(&nr_handed, 1);
 }
 
-/* Whether the address space of the patch at key is gone with the ending
- * syscall (an exec succeeded): not one a vfork parent holds on to. */
-static __always_inline bool gone_with_exec(struct nvm_patch_key *key)
-{
-	struct nvm_patch *p;
-
-	if (key->mm == current_mm())
-		return false;
-	p = bpf_map_lookup_elem(&patches, key);
-	return !p || !(p->flags & NVM_PATCH_F_VFORK);
-}
-
-/* The patch the ending syscall relied on: put back, or, where its address
- * space is gone, forgotten. */
 static __noinline void release(struct nvm_patch_key *key)
 {
-	if (gone_with_exec(key))
-		forget_gone(key);
-	else
-		release_body(key, false);
+	release_body(key, false);
 }
 
 static __noinline void release_ik(struct nvm_patch_key *key)
 {
-	if (gone_with_exec(key))
-		forget_gone(key);
-	else
-		release_body(key, true);
+	release_body(key, true);
 }
 
 /* The patch the syscall ending now relies on, taken off the task: true if
