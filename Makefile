@@ -119,7 +119,7 @@ $(OUT)/nvmirage: $(AGENT_OBJS)
 
 # The nvidia-smi the tree delivers into every target: nvmirage's smi as a
 # program that needs only the C library.
-SMI_OBJS := $(OUT)/agent/smi/nvidia-smi.o $(OUT)/agent/smi/smi.o $(OUT)/agent/lib/log.o \
+SMI_OBJS := $(OUT)/agent/smi/nvidia-smi.o $(patsubst %.c,$(OUT)/%.o,$(filter-out agent/smi/nvidia-smi.c,$(wildcard agent/smi/*.c))) $(OUT)/agent/lib/log.o \
             $(OUT)/agent/lib/fsutil.o
 $(OUT)/nvidia-smi: $(SMI_OBJS)
 	$(call msg,LD,$@)
@@ -215,7 +215,22 @@ $(OUT)/helpers/match: tests/kernel/match.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
+# Go programs (golang-go, a test dependency): one that dlopens NVML through
+# cgo as NVIDIA's Go bindings do, one static (no cgo) that reads the /proc
+# files with the Go runtime's own system calls.
+GO_ENV := GOCACHE=$(abspath $(OUT))/cache/go GOPATH=$(abspath $(OUT))/cache/gopath GO111MODULE=off
+$(OUT)/helpers/nvml_dlopen: tests/helpers/go/nvml_dlopen.go
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)env $(GO_ENV) CGO_ENABLED=1 go build -o $@ $<
+
+$(OUT)/helpers/ls_gpus: tests/helpers/go/ls_gpus.go
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)env $(GO_ENV) CGO_ENABLED=0 go build -o $@ $<
+
 helpers: $(HELPERS) $(OUT)/helpers/libshim.so $(OUT)/helpers/check_nvml \
+	 $(OUT)/helpers/nvml_dlopen $(OUT)/helpers/ls_gpus \
 	 $(OUT)/libnvidia-ml.so.1 $(OUT)/libnvidia-ml.so $(OUT)/nvidia-smi \
 	 $(OUT)/helpers/check_faults \
 	 $(OUT)/helpers/floor $(OUT)/helpers/match $(OUT)/helpers/devdeny $(OUT)/helpers/busybox

@@ -3,9 +3,11 @@
  * carries (memory, architecture, serial, NVLinks) from
  * /sys/module/nvidia/nvmirage/<bdf>, which the tree provides under the same
  * redirect. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -60,6 +62,23 @@ static unsigned sysfs_hex(const char *bdf, const char *attr)
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, attr);
 	return nvml_read_text(path, buf, sizeof(buf)) ? 0 : (unsigned)strtoul(buf, NULL, 16);
+}
+
+/* Where the GPU hangs in the PCIe tree: its sysfs link's target below
+ * devices/, root complex first (topology.c compares two). */
+static void read_pci_path(struct nvmlDevice_st *d)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+	const char *at;
+
+	snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", d->bus_id);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return;
+	target[n] = '\0';
+	at = strstr(target, "devices/");
+	snprintf(d->pci_path, sizeof(d->pci_path), "%s", at ? at + strlen("devices/") : "");
 }
 
 /* local_cpulist ("0-71,144-215") into d->cpus. */
@@ -138,6 +157,7 @@ int nvml_load_device(const char *bdf, struct nvmlDevice_st *d)
 	d->sub_device = sysfs_hex(bdf, "subsystem_device");
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", bdf);
 	d->numa_node = nvml_read_text(path, v, sizeof(v)) ? -1 : atoi(v);
+	read_pci_path(d);
 	read_cpus(d);
 
 	snprintf(path, sizeof(path), "/sys/module/nvidia/nvmirage/%s", bdf);

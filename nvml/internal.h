@@ -73,6 +73,7 @@ struct nvm_telemetry {
 struct nvmlDevice_st {
 	unsigned minor;
 	char bus_id[16]; /* 0008:06:00.0 */
+	char pci_path[256]; /* under /sys/devices: pci0008:00/0008:06:00.0 */
 	unsigned domain, bus, dev, fn;
 	char name[96], uuid[48], vbios[32], serial[32], part[80], arch[32], brand[32];
 	unsigned vendor, device, sub_vendor, sub_device;

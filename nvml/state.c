@@ -49,17 +49,6 @@ API nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t d, nvmlBAR1Memory_t *b
 	return d->mem_total ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
-API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t d, unsigned int *node)
-{
-	NEED_DEV(d);
-	if (!node)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	if (d->numa_node < 0)
-		return NVML_ERROR_NOT_SUPPORTED;
-	*node = (unsigned)d->numa_node;
-	return NVML_SUCCESS;
-}
-
 /* The CPUs of local_cpulist, as an array of unsigned longs. */
 API nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t d, unsigned int n, unsigned long *set)
 {

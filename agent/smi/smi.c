@@ -1,222 +1,224 @@
-/* nvmirage smi: a small nvidia-smi look-alike on nvmirage's NVML, with the
- * real tool's output for -L and --query-gpu=...--format=csv. Any other form
- * is refused as not supported, never answered wrongly. */
-#include <dlfcn.h>
+/* nvmirage smi: an nvidia-smi look-alike on nvmirage's NVML. It answers the
+ * forms people use (the table, -L, -q, --query-gpu and
+ * --query-compute-apps with --format=csv, topo -m, each with -i) in the
+ * real tool's words; any other form is refused as not supported, never
+ * answered wrongly. */
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "smi/smi.h"
+#include "smi/forms.h"
 #include "lib/exit_status.h"
-#include "lib/fsutil.h"
-#include "lib/log.h"
-#include "nvml.h"
 
 static const char *me = "nvmirage smi";
 
-struct nvml {
-	nvmlReturn_t (*init)(void);
-	nvmlReturn_t (*shutdown)(void);
-	nvmlReturn_t (*count)(unsigned int *);
-	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
-	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
-	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
-	nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t *);
-	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
-	nvmlReturn_t (*driver)(char *, unsigned int);
-};
+enum form { TABLE, LIST, QUERY, CSV, TOPO };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s -L\n"
-		   "       %s --query-gpu=FIELD[,FIELD...] --format=csv[,noheader]\n\n"
-		   "Lists the GPUs NVML reports to this process, as nvidia-smi does, through\n"
-		   "nvmirage's libnvidia-ml.so.1 (next to the binary, or installed in\n"
-		   "../lib/nvmirage from it; else the system's).\n"
-		   "Fields: index, name, uuid, pci.bus_id, memory.total, driver_version.\n", me, me);
+	fprintf(f,
+		"usage: %s [-i ID[,ID...]] [-L | -q | topo -m]\n"
+		"       %s [-i ID[,ID...]] --query-gpu=FIELD[,FIELD...] --format=csv[,noheader]\n"
+		"       %s [-i ID[,ID...]] --query-compute-apps=FIELD[,...] --format=csv[,noheader]\n\n"
+		"An nvidia-smi look-alike on nvmirage's NVML: what NVML reports to this process,\n"
+		"in nvidia-smi's words and exit statuses. With no option, the GPU table and its\n"
+		"processes; -L lists the GPUs; -q reports each GPU's identity, PCI, memory,\n"
+		"ECC, temperature, power and clocks; topo -m prints the connection matrix.\n"
+		"-i picks GPUs by index. NVML is nvmirage's libnvidia-ml.so.1 next to the\n"
+		"binary (or installed in ../lib/nvmirage from it), else the system's.\n\n"
+		"--query-gpu fields: %s\n\n--query-compute-apps fields: %s\n\n"
+		"Any other option or form is refused: \"not supported by nvmirage\", status 2.\n",
+		me, me, me, smi_csv_names(false), smi_csv_names(true));
 }
 
 /* What this look-alike does not answer: said so, status 2. */
 static int not_supported(const char *what)
 {
-	fprintf(stderr, "%s: %s is not supported by nvmirage (it answers -L and "
-			"--query-gpu=FIELDS --format=csv); see --help\n", me, what);
+	fprintf(stderr, "%s: %s is not supported by nvmirage (see --help for the forms it "
+			"answers)\n", me, what);
 	return NVM_EXIT_USAGE;
 }
 
-/* The library next to this binary (or installed beside it), so the
- * look-alike uses nvmirage's NVML; else the one the dynamic linker finds
- * (in a target, the tree's). */
-static void *open_nvml(void)
+/* -i's list of indices into want[]; -1 on anything else. */
+static int parse_ids(const char *list, bool want[64])
 {
-	char path[PATH_MAX];
-	void *h = fs_find_beside("libnvidia-ml.so.1", path, sizeof(path)) ? NULL
-									 : dlopen(path, RTLD_NOW);
+	char copy[256], *save = NULL;
 
-	return h ? h : dlopen("libnvidia-ml.so.1", RTLD_NOW);
-}
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long i = strtoul(tok, &end, 10);
 
-static int bind(void *h, struct nvml *n)
-{
-	*(void **)&n->init = dlsym(h, "nvmlInit_v2");
-	*(void **)&n->shutdown = dlsym(h, "nvmlShutdown");
-	*(void **)&n->count = dlsym(h, "nvmlDeviceGetCount_v2");
-	*(void **)&n->handle = dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
-	*(void **)&n->name = dlsym(h, "nvmlDeviceGetName");
-	*(void **)&n->uuid = dlsym(h, "nvmlDeviceGetUUID");
-	*(void **)&n->pci = dlsym(h, "nvmlDeviceGetPciInfo_v3");
-	*(void **)&n->memory = dlsym(h, "nvmlDeviceGetMemoryInfo");
-	*(void **)&n->driver = dlsym(h, "nvmlSystemGetDriverVersion");
-	return n->init && n->shutdown && n->count && n->handle && n->name && n->uuid &&
-	       n->pci && n->memory && n->driver ? 0 : -1;
-}
-
-static const char *const fields[] = { "index", "name", "uuid", "pci.bus_id", "memory.total",
-				      "driver_version" };
-static const char *const headers[] = { "index", "name", "uuid", "pci.bus_id",
-				       "memory.total [MiB]", "driver_version" };
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
-
-static void print_field(struct nvml *n, nvmlDevice_t d, unsigned i, int f, const char *driver)
-{
-	char buf[128] = "[N/A]";
-	nvmlPciInfo_t pci;
-	nvmlMemory_t mem;
-
-	switch (f) {
-	case 0: printf("%u", i); return;
-	case 1: n->name(d, buf, sizeof(buf)); break;
-	case 2: n->uuid(d, buf, sizeof(buf)); break;
-	case 3:
-		if (n->pci(d, &pci) == NVML_SUCCESS)
-			snprintf(buf, sizeof(buf), "%s", pci.busId);
-		break;
-	case 4:
-		if (n->memory(d, &mem) == NVML_SUCCESS)
-			snprintf(buf, sizeof(buf), "%llu MiB", mem.total >> 20);
-		break;
-	default: snprintf(buf, sizeof(buf), "%s", driver);
+		if (*end || end == tok || i >= 64)
+			return -1;
+		want[i] = true;
 	}
-	fputs(buf, stdout);
+	return 0;
+}
+
+/* nvidia-smi's own words and exit statuses, as measured on a real node:
+ * without a driver; with nvidiactl denied by the device cgroup. */
+static int init_failed(nvmlReturn_t r)
+{
+	if (r == NVML_ERROR_DRIVER_NOT_LOADED) {
+		printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+		       "driver. Make sure that the latest NVIDIA driver is installed and running.\n\n");
+		return 9;
+	}
+	printf("Failed to initialize NVML: Unknown Error\n");
+	return 255;
+}
+
+/* The GPUs NVML gives this process, those -i picked (all without -i).
+ * A lost GPU is said as nvidia-smi says it, and sets status 15. */
+static unsigned pick_gpus(const struct smi_api *api, unsigned count, const bool *want, bool any,
+			  struct smi_gpu *out, int *status)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < count && i < 64; i++) {
+		nvmlDevice_t d;
+		nvmlReturn_t r;
+
+		if (any && !want[i])
+			continue;
+		r = api->handle(i, &d);
+		/* nvidia-smi names the GPU by its bus id here, which a lost
+		 * GPU's handle no longer gives; nvmirage names it by index. */
+		if (r == NVML_ERROR_GPU_IS_LOST) {
+			printf("Unable to determine the device handle for GPU %u: GPU is lost.  "
+			       "Reboot the system to recover this GPU\n", i);
+			*status = 15; /* nvidia-smi's: the GPU has fallen off the bus */
+			continue;
+		}
+		if (r == NVML_SUCCESS)
+			out[n++] = (struct smi_gpu){ .index = i, .dev = d };
+	}
+	return n;
+}
+
+static int list(const struct smi_api *api, const struct smi_gpu *gpus, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char name[96] = "", uuid[96] = "";
+
+		SMI(api, name, gpus[i].dev, name, sizeof(name));
+		SMI(api, uuid, gpus[i].dev, uuid, sizeof(uuid));
+		printf("GPU %u: %s (UUID: %s)\n", gpus[i].index, name, uuid);
+	}
+	return 0;
+}
+
+static int run(enum form form, const struct smi_csv *csv, const bool *want, bool any)
+{
+	struct smi_api api;
+	struct smi_gpu gpus[64];
+	char err[256];
+	unsigned count = 0, n;
+	int status = 0, r;
+	nvmlReturn_t init;
+
+	if (smi_api_open(&api, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", me, err);
+		return NVM_EXIT_FAIL;
+	}
+	init = api.init();
+	if (init != NVML_SUCCESS)
+		return init_failed(init);
+	api.count(&count);
+	for (unsigned i = 0; any && i < 64; i++)
+		if (want[i] && i >= count) {
+			api.shutdown();
+			printf("No devices were found\n");
+			return 6;
+		}
+	n = pick_gpus(&api, count, want, any, gpus, &status);
+	if (!count) {
+		api.shutdown();
+		printf(form == LIST ? "No devices found.\n" : "No devices were found\n");
+		return form == LIST ? 0 : 6;
+	}
+	switch (form) {
+	case LIST: r = list(&api, gpus, n); break;
+	case QUERY: r = smi_query(&api, gpus, n); break;
+	case CSV: r = smi_csv(&api, csv, gpus, n, count); break;
+	case TOPO: r = smi_topo(&api, gpus, n); break;
+	default: r = smi_table(&api, gpus, n); break;
+	}
+	api.shutdown();
+	return r ? r : status;
 }
 
 int smi_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "list-gpus", no_argument, 0, 'L' },
-		{ "query-gpu", required_argument, 0, 'Q' },
+		{ "query", no_argument, 0, 'q' },
+		{ "id", required_argument, 0, 'i' },
+		{ "query-gpu", required_argument, 0, 'G' },
+		{ "query-compute-apps", required_argument, 0, 'A' },
 		{ "format", required_argument, 0, 'F' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
-	int want[NFIELDS], nwant = 0, c;
-	bool list = false, header = true, csv = false;
-	char query[256] = "", driver[80] = "";
-	struct nvml n;
-	unsigned count;
-	int status = 0;
-	void *h;
-
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	struct smi_csv csv = { .header = true };
+	const char *fields = NULL, *format = NULL;
+	bool want[64] = { false }, any = false;
+	enum form form = TABLE;
+	int nforms = 0, c;
+	char bad[256];
 
 	if (!strcmp(base, "nvidia-smi"))
 		me = "nvidia-smi";
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "Lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+Lqi:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'L': list = true; break;
-		case 'Q': snprintf(query, sizeof(query), "%s", optarg); break;
-		case 'F':
-			csv = !strcmp(optarg, "csv") || !strcmp(optarg, "csv,noheader");
-			header = !strstr(optarg, "noheader");
-			if (!csv)
-				return not_supported("--format other than csv and csv,noheader");
+		case 'L': form = LIST; nforms++; break;
+		case 'q': form = QUERY; nforms++; break;
+		case 'G':
+		case 'A':
+			form = CSV;
+			nforms++;
+			csv.apps = c == 'A';
+			fields = optarg;
+			break;
+		case 'F': format = optarg; break;
+		case 'i':
+			if (parse_ids(optarg, want))
+				return not_supported("-i other than GPU indices");
+			any = true;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: return not_supported(argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return not_supported(argv[optind]);
-	for (char *tok = strtok(query, ","); tok; tok = strtok(NULL, ",")) {
-		unsigned f = 0;
-
-		while (f < NFIELDS && strcmp(tok, fields[f]))
-			f++;
-		if (f == NFIELDS || nwant == (int)NFIELDS) {
-			fprintf(stderr, "%s: --query-gpu field \"%s\" is not supported by nvmirage "
-					"(it has index, name, uuid, pci.bus_id, memory.total, "
-					"driver_version)\n", me, tok);
-			return NVM_EXIT_USAGE;
-		}
-		want[nwant++] = (int)f;
+	if (optind < argc) {
+		if (strcmp(argv[optind], "topo") || optind + 2 != argc || strcmp(argv[optind + 1], "-m"))
+			return not_supported(strcmp(argv[optind], "topo") ? argv[optind]
+									   : "topo other than topo -m");
+		form = TOPO;
+		nforms++;
 	}
-	if (!list && !nwant)
-		return not_supported("the table (no option)");
-	if (list && nwant) {
+	if (nforms > 1) {
 		usage(stderr);
 		return NVM_EXIT_USAGE;
 	}
-	if (nwant && !csv)
-		return not_supported("--query-gpu without --format=csv");
-	h = open_nvml();
-	if (!h || bind(h, &n)) {
-		fprintf(stderr, "%s: cannot load libnvidia-ml.so.1: %s\n", me, dlerror());
-		return NVM_EXIT_FAIL;
-	}
-	/* nvidia-smi's own words and exit statuses, as measured on a real
-	 * node: without a driver; with nvidiactl denied by the device cgroup;
-	 * with every GPU denied. */
-	switch (n.init()) {
-	case NVML_SUCCESS:
-		break;
-	case NVML_ERROR_DRIVER_NOT_LOADED:
-		printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
-		       "driver. Make sure that the latest NVIDIA driver is installed and running.\n\n");
-		return 9;
-	default:
-		printf("Failed to initialize NVML: Unknown Error\n");
-		return 255;
-	}
-	n.count(&count);
-	if (!count) {
-		n.shutdown();
-		printf(list ? "No devices found.\n" : "No devices were found\n");
-		return list ? 0 : 6;
-	}
-	n.driver(driver, sizeof(driver));
-	if (nwant && header)
-		for (int f = 0; f < nwant; f++)
-			printf("%s%s", headers[want[f]], f + 1 < nwant ? ", " : "\n");
-	for (unsigned i = 0; i < count; i++) {
-		nvmlDevice_t d;
-		char name[96] = "", uuid[96] = "";
-		nvmlReturn_t r = n.handle(i, &d);
-
-		/* nvidia-smi names the GPU by its bus id here, which a lost
-		 * GPU's handle no longer gives; nvmirage names it by index. */
-		if (r == NVML_ERROR_GPU_IS_LOST) {
-			printf("Unable to determine the device handle for GPU %u: GPU is lost.  "
-			       "Reboot the system to recover this GPU\n", i);
-			status = 15; /* nvidia-smi's: the GPU has fallen off the bus */
-			continue;
+	if (form == CSV) {
+		if (!format || (strcmp(format, "csv") && strcmp(format, "csv,noheader")))
+			return not_supported("--query-gpu or --query-compute-apps without "
+					     "--format=csv or csv,noheader");
+		csv.header = !strstr(format, "noheader");
+		if (smi_csv_parse(&csv, fields, bad, sizeof(bad))) {
+			fprintf(stderr, "%s: field \"%s\" is not supported by nvmirage (it has %s)\n",
+				me, bad, smi_csv_names(csv.apps));
+			return NVM_EXIT_USAGE;
 		}
-		if (r != NVML_SUCCESS)
-			continue;
-		if (list) {
-			n.name(d, name, sizeof(name));
-			n.uuid(d, uuid, sizeof(uuid));
-			printf("GPU %u: %s (UUID: %s)\n", i, name, uuid);
-			continue;
-		}
-		for (int f = 0; f < nwant; f++) {
-			print_field(&n, d, i, want[f], driver);
-			fputs(f + 1 < nwant ? ", " : "\n", stdout);
-		}
+	} else if (format) {
+		return not_supported("--format without --query-gpu or --query-compute-apps");
 	}
-	n.shutdown();
-	return status;
+	return run(form, &csv, want, any);
 }

@@ -134,6 +134,13 @@ r=$(timeout 20 "$in_cgroup" "$O" "$bb" ls /proc/driver/nvidia/gpus 2>&1)
 check_has "sibling busybox ls sees nothing" "No such file" "$r"
 r=$(timeout 20 "$in_cgroup" "$T" "$bb" cat /proc//driver///nvidia/version 2>&1)
 check_has "a path with repeated slashes inside (/proc//driver///nvidia/version)" "NVRM version:" "$r"
+# Go: a static binary without cgo makes its own system calls (no C library).
+check_has "the pure Go program is static" "not a dynamic executable" "$(ldd "$out/helpers/ls_gpus" 2>&1)"
+r=$(timeout 20 "$in_cgroup" "$T" "$out/helpers/ls_gpus" 2>&1)
+check_eq "a static Go program lists the GPUs and reads their model" \
+	"$(printf '0008:06:00.0 NVIDIA GB300 NVL\n0009:06:00.0 NVIDIA GB300 NVL\n0018:06:00.0 NVIDIA GB300 NVL\n0019:06:00.0 NVIDIA GB300 NVL')" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" "$out/helpers/ls_gpus" 2>&1)
+check_has "sibling Go program sees nothing" "no such file or directory" "$r"
 py='import os; print(sorted(os.listdir("/proc/driver/nvidia/gpus"))); print(open("/proc/driver/nvidia/version").readline().strip())'
 r=$(timeout 20 "$in_cgroup" "$T" /usr/bin/python3 -c "$py" 2>&1)
 check_has "python os.listdir" "['0008:06:00.0', '0009:06:00.0', '0018:06:00.0', '0019:06:00.0']" "$r"
@@ -161,6 +168,12 @@ check_eq "python's ctypes loads libnvidia-ml.so.1 and libnvidia-ml.so: 4 GPUs" \
 	"$(printf 'libnvidia-ml.so.1 0 0 4\nlibnvidia-ml.so 0 0 4')" "$r"
 r=$(timeout 20 "$in_cgroup" "$O" env -u LD_LIBRARY_PATH /usr/bin/python3 -c "$nvml_py" 2>&1)
 check_has "sibling: no such library" "libnvidia-ml.so.1: cannot open shared object file" "$r"
+# As NVIDIA's Go bindings load it: cgo, dlopen("libnvidia-ml.so.1").
+r=$(timeout 20 "$in_cgroup" "$T" env -u LD_LIBRARY_PATH "$out/helpers/nvml_dlopen" 2>&1)
+check_eq "a Go program dlopens NVML by name: 4 GPUs" \
+	"4 GPUs: NVIDIA GB300 NVL, NVIDIA GB300 NVL, NVIDIA GB300 NVL, NVIDIA GB300 NVL" "$r"
+r=$(timeout 20 "$in_cgroup" "$O" env -u LD_LIBRARY_PATH "$out/helpers/nvml_dlopen" 2>&1)
+check_has "sibling Go program: no such library" "libnvidia-ml.so.1: cannot open shared object file" "$r"
 r=$(timeout 20 "$in_cgroup" "$T" sh -c 'nvidia-smi -L' 2>&1)
 check_eq "a shell (dash) runs nvidia-smi -L from its PATH: the 4 GPUs" 4 "$(echo "$r" | grep -c '^GPU [0-3]: NVIDIA GB300 NVL (UUID: GPU-')"
 g0=$(status_field "$ROOT" kernel exec_gone)
@@ -169,7 +182,10 @@ check_eq "bash, which execs it itself: the 4 GPUs" 4 "$(echo "$r" | grep -c '^GP
 g1=$(status_field "$ROOT" kernel exec_gone)
 check "its execve was redirected, and the patch forgotten with the old image (exec_gone $g0 -> $g1)" test "$g1" -gt "$g0"
 r=$(timeout 20 "$in_cgroup" "$T" sh -c 'nvidia-smi; echo "status $?"' 2>&1)
-check_has "nvidia-smi's table: not supported by nvmirage, said so" "nvidia-smi: the table (no option) is not supported by nvmirage" "$r"
+check_eq "nvidia-smi's table: a row per GPU" 4 "$(echo "$r" | grep -c '^| *[0-3]  NVIDIA GB300 NVL ')"
+check_has "and status 0" "status 0" "$r"
+r=$(timeout 20 "$in_cgroup" "$T" sh -c 'nvidia-smi nvlink -s; echo "status $?"' 2>&1)
+check_has "a form it does not answer: not supported by nvmirage, said so" "nvidia-smi: nvlink is not supported by nvmirage" "$r"
 check_has "with status 2" "status 2" "$r"
 r=$(timeout 20 "$in_cgroup" "$T" stat -c '%F %s' /usr/bin/nvidia-smi 2>&1)
 check_eq "/usr/bin/nvidia-smi is a regular file (as the toolkit's)" "regular file $(stat -c %s "$out/nvidia-smi")" "$r"

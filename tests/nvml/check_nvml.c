@@ -58,6 +58,8 @@ typedef nvmlReturn_t (*f_bar1)(nvmlDevice_t, nvmlBAR1Memory_t *);
 typedef nvmlReturn_t (*f_brand)(nvmlDevice_t, nvmlBrandType_t *);
 typedef nvmlReturn_t (*f_arch)(nvmlDevice_t, nvmlDeviceArchitecture_t *);
 typedef nvmlReturn_t (*f_aff)(nvmlDevice_t, unsigned int, unsigned long *);
+typedef nvmlReturn_t (*f_affscope)(nvmlDevice_t, unsigned int, unsigned long *, nvmlAffinityScope_t);
+typedef nvmlReturn_t (*f_topo)(nvmlDevice_t, nvmlDevice_t, nvmlGpuTopologyLevel_t *);
 typedef nvmlReturn_t (*f_state)(nvmlDevice_t, nvmlEnableState_t *);
 typedef nvmlReturn_t (*f_procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 typedef nvmlReturn_t (*f_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
@@ -119,6 +121,31 @@ static void check_nvlinks(const struct nvm_model *m, unsigned i, nvmlDevice_t d)
 			      "gpu %u link %u: an NVSwitch, no PCI address of this node", i, l);
 		}
 	}
+}
+
+/* Where each pair of GPUs meets: the profile's GPUs sit right below their
+ * root complex, so at its host bridge, else at the NUMA node or across. */
+static void check_topology(const struct nvm_model *m, unsigned count)
+{
+	for (unsigned i = 0; i < count && i < m->ngpus; i++)
+		for (unsigned j = 0; j < count && j < m->ngpus; j++) {
+			const struct nvm_gpu *a = &m->gpus[i], *b = &m->gpus[j];
+			nvmlGpuTopologyLevel_t want, got = -1;
+			nvmlDevice_t da, db;
+
+			if (i == j)
+				want = NVML_TOPOLOGY_INTERNAL;
+			else if (a->root == b->root)
+				want = NVML_TOPOLOGY_HOSTBRIDGE;
+			else if (m->roots[a->root].numa_node == m->roots[b->root].numa_node)
+				want = NVML_TOPOLOGY_NODE;
+			else
+				want = NVML_TOPOLOGY_SYSTEM;
+			FN(f_handle, nvmlDeviceGetHandleByIndex_v2)(i, &da);
+			FN(f_handle, nvmlDeviceGetHandleByIndex_v2)(j, &db);
+			CHECK(FN(f_topo, nvmlDeviceGetTopologyCommonAncestor)(da, db, &got) == 0 &&
+				      got == want, "gpus %u and %u meet at level %d, want %d", i, j, got, want);
+		}
 }
 
 static unsigned arch_of(const char *name)
@@ -193,8 +220,14 @@ static void check_device(const struct nvm_model *m, unsigned i, nvmlDevice_t d)
 	      "gpu %u memory v2 with a wrong version", i);
 	CHECK(FN(f_bar1, nvmlDeviceGetBAR1MemoryInfo)(d, &bar1) == 0 && bar1.bar1Total > 0,
 	      "gpu %u BAR1", i);
-	CHECK(FN(f_duint, nvmlDeviceGetNumaNodeId)(d, &u) == 0 &&
-		      (int)u == m->roots[g->root].numa_node, "gpu %u NUMA node %u", i, u);
+	/* No profile's GPU is a NUMA node itself; the node it hangs off is
+	 * its memory affinity. */
+	CHECK(FN(f_duint, nvmlDeviceGetNumaNodeId)(d, &u) == NVML_ERROR_NOT_SUPPORTED,
+	      "gpu %u: not a NUMA node", i);
+	memset(aff, 0, sizeof(aff));
+	CHECK(FN(f_affscope, nvmlDeviceGetMemoryAffinity)(d, 4, aff, NVML_AFFINITY_SCOPE_NODE) == 0 &&
+		      aff[0] == 1UL << m->roots[g->root].numa_node && !aff[1],
+	      "gpu %u memory affinity %#lx", i, aff[0]);
 	/* CPU affinity: local_cpulist, the profile's clipped to online CPUs. */
 	cpuset_read_file(&online, "/sys/devices/system/cpu/online");
 	model_gpu_cpus(m, g, &online, &want);
@@ -367,6 +400,7 @@ int main(int argc, char **argv)
 		CHECK(FN(f_handle, nvmlDeviceGetHandleByIndex)(i, &d1) == 0 && d1 == d, "handle v1 %u", i);
 		check_device(&m, i, d);
 	}
+	check_topology(&m, count);
 	CHECK(FN(f_handle, nvmlDeviceGetHandleByIndex_v2)(count, &(nvmlDevice_t){ 0 }) ==
 		      NVML_ERROR_INVALID_ARGUMENT, "handle past the last GPU");
 	CHECK(FN(f_lookup, nvmlDeviceGetHandleByUUID)("GPU-00000000-0000-0000-0000-000000000000",

@@ -178,6 +178,9 @@ if check "apt-get download nvidia-smi" fetch_debs "$conf" "$cache/debs" nvidia-s
 		"$(echo "$r" | sed -n '/^GPU 0:/,/^GPU 1:/p' | grep -c '26.562 GB/s') $(echo "$r" | sed -n '/^GPU 0:/,/^GPU 1:/p' | grep -c '<inactive>')"
 fi
 
+if [ -n "${smi_bin:-}" ] && [ -x "$smi_bin" ]; then
+	. tests/nvml/smi_forms.sh
+fi
 . tests/nvml/nvtop.sh
 
 echo "== bad run-time sections"
@@ -215,6 +218,27 @@ check_eq "smi --query-gpu --format=csv, byte for byte" "$(cat tests/nvml/gb300-q
 r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nvn -- "$nvm" smi \
 	--query-gpu=index,name,uuid,pci.bus_id,memory.total,driver_version --format=csv,noheader)
 check_eq "smi csv,noheader" "$(tail -n +2 tests/nvml/gb300-query.csv)" "$r"
+# topo -m: NVLinks between GPUs (bridged.yaml's pairs; an NVSwitch fabric
+# joins all), else where they meet on PCIe (the profile's root complexes:
+# PHB on one, SYS across NUMA nodes).
+topo() { timeout 60 "$nvm" -q exec --profile "$1" --root /run/nvn -- "$nvm" smi topo -m | grep '^GPU' | cut -f 1-9; }
+r=$(topo tests/nvml/bridged.yaml)
+check_eq "topo -m, bridged: NV6, NV2 and NV18 where the profile's links are, PHB and SYS elsewhere" \
+	"$(printf 'GPU0\t X \tNV6\tPHB\tPHB\tSYS\tSYS\tSYS\tSYS\nGPU1\tNV6\t X \tNV2\tPHB\tSYS\tSYS\tSYS\tSYS')" \
+	"$(echo "$r" | head -n 2)"
+check_eq "GPU 4 and 5 by their 18 links" "GPU4	SYS	SYS	SYS	SYS	 X 	NV18	PHB	PHB" "$(echo "$r" | sed -n 5p)"
+r=$(topo l40s)
+check_eq "l40s (no NVLink, 2 GPUs per root complex): PHB beside, SYS across" \
+	"$(printf 'GPU0\t X \tPHB\tSYS\tSYS\nGPU1\tPHB\t X \tSYS\tSYS\nGPU2\tSYS\tSYS\t X \tPHB\nGPU3\tSYS\tSYS\tPHB\t X ')" \
+	"$(echo "$r" | cut -f 1-5)"
+r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nvn -- "$nvm" smi topo -m)
+check_eq "gb300: NV18 between every pair (the NVSwitch fabric)" 12 "$(echo "$r" | grep -o 'NV18' | wc -l)"
+check_eq "NUMA affinity the root complex's node, no GPU NUMA id (x86 and Grace alike: not modelled)" \
+	"0 N/A,0 N/A,1 N/A,1 N/A" "$(echo "$r" | awk -F '\t' '/^GPU[0-9]/ {print $(NF-2), $NF}' | paste -sd,)"
+for form in "-x" "nvlink -s" "topo -p2p r" "-q -d MEMORY"; do
+	r=$(timeout 60 "$nvm" -q exec --profile gb300 --root /run/nvn -- "$nvm" smi $form 2>&1); rc=$?
+	check_eq "smi $form: refused with status 2" "2 1" "$rc $(echo "$r" | grep -c 'is not supported by nvmirage')"
+done
 r=$(timeout 30 "$in_cgroup" "$O" "$nvm" smi -L); rc=$?
 check_eq "smi outside exits 9, as nvidia-smi does without a driver" 9 $rc
 check_has "with nvidia-smi's message" "couldn't communicate with the NVIDIA driver" "$r"
