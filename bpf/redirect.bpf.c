@@ -281,6 +281,28 @@ NVM_PATH_SYSCALLS(NVM_FENTRY)
 NVM_EXEC_SYSCALLS(NVM_FENTRY_EXEC)
 
 
+/* libibverbs asks the kernel's RDMA netlink for the HCAs first and reads
+ * sysfs only when that socket cannot be had; a kernel with ib_core answers
+ * that there are none. A target's socket(AF_NETLINK, *, NETLINK_RDMA) then
+ * fails as on a kernel without it. The socket_create LSM hook is where a
+ * program may fail it (syscalls take fmod_ret only on kernels with error
+ * injection, which Debian's lack); loaded only where BPF LSM attaches and
+ * the profile has HCAs. */
+#define NVM_AF_NETLINK 16
+#define NVM_NETLINK_RDMA 20
+#define NVM_EPROTONOSUPPORT 93
+SEC("lsm/socket_create")
+int BPF_PROG(nvm_no_rdma_netlink, int family, int type, int protocol, int kern, int ret)
+{
+	if (ret || kern || family != NVM_AF_NETLINK || protocol != NVM_NETLINK_RDMA)
+		return ret;
+	if ((bpf_get_current_pid_tgid() >> 32) == agent_tgid || !is_target())
+		return 0;
+	count(rdma_netlink_refused);
+	return -NVM_EPROTONOSUPPORT;
+}
+
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 {

@@ -204,6 +204,8 @@ struct nvm_kstats {
 	__u64 exec_shared;     /* an exec redirected in a task that shares its
 				* parent's memory (vfork, posix_spawn): put back
 				* there by the agent after the exec */
+	__u64 rdma_netlink_refused; /* a target's socket(AF_NETLINK, NETLINK_RDMA)
+				* failed, so libibverbs reads sysfs */
 };
 
 /* A note to the agent's log (ring buffer "notes"). */

@@ -5,53 +5,19 @@
 #include <string.h>
 
 #include "internal.h"
-
-/* The number of leading path components a and b share ("pci0000:00/..."). */
-static unsigned shared_components(const char *a, const char *b)
-{
-	unsigned n = 0;
-
-	for (;;) {
-		size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
-
-		if (!la || la != lb || strncmp(a, b, la))
-			return n;
-		n++;
-		if (!a[la] || !b[lb])
-			return n;
-		a += la + 1;
-		b += lb + 1;
-	}
-}
+#include "pci_level.h"
 
 API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
 						     nvmlGpuTopologyLevel_t *level)
 {
-	unsigned shared;
-
 	NEED_DEV(a);
 	NEED_DEV(b);
 	if (!level)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	if (!a->pci_path[0] || !b->pci_path[0])
 		return NVML_ERROR_NOT_SUPPORTED;
-	if (a == b) {
-		*level = NVML_TOPOLOGY_INTERNAL;
-		return NVML_SUCCESS;
-	}
-	/* Components shared below the root complex are PCIe bridges both
-	 * GPUs sit behind; none means they meet at the host bridge. */
-	shared = shared_components(a->pci_path, b->pci_path);
-	if (shared >= 3)
-		*level = NVML_TOPOLOGY_MULTIPLE;
-	else if (shared == 2)
-		*level = NVML_TOPOLOGY_SINGLE;
-	else if (shared == 1)
-		*level = NVML_TOPOLOGY_HOSTBRIDGE;
-	else if (a->numa_node >= 0 && a->numa_node == b->numa_node)
-		*level = NVML_TOPOLOGY_NODE;
-	else
-		*level = NVML_TOPOLOGY_SYSTEM;
+	*level = a == b ? NVML_TOPOLOGY_INTERNAL
+			: nvm_pci_level(a->pci_path, a->numa_node, b->pci_path, b->numa_node);
 	return NVML_SUCCESS;
 }
 

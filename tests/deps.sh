@@ -10,7 +10,8 @@ test="libcmocka-dev pciutils hwloc busybox-static python3 util-linux
       slurmctld slurmd slurm-client munge python3-grpcio python3-protobuf
       python3-grpc-tools python3-jsonschema python3-yaml python3-psutil python3-blessed curl
       qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio
-      podman runc debootstrap golang-go"
+      podman runc debootstrap golang-go
+      infiniband-diags ibverbs-utils ibverbs-providers"
 want=$build
 [ "${1:-}" = --test ] && want="$build $test"
 missing=

@@ -1,4 +1,4 @@
-/* nvmirage fault: sets or clears a GPU fault in a running agent, through
+/* nvmirage fault: sets or clears a GPU's or an HCA's fault in a running agent, through
  * its control socket. */
 #include <getopt.h>
 #include <json-c/json.h>
@@ -14,8 +14,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nvmirage fault [--root T] GPU MODE [--xid N]\n"
-		"       nvmirage fault [--root T] GPU clear\n\n"
-		"Makes GPU (its index, bus id or UUID) of the agent whose tree is at T\n"
+		"       nvmirage fault [--root T] HCA port-down\n"
+		"       nvmirage fault [--root T] GPU|HCA clear\n\n"
+		"Makes GPU (its index, bus id or UUID) or InfiniBand HCA (mlx5_N or its\n"
+		"bus id) of the agent whose tree is at T\n"
 		"(default %s) show a fault, as a real node shows it, to every process\n"
 		"of the agent's targets at once; nothing outside them sees it. Root only.\n\n"
 		"Modes:\n"
@@ -26,7 +28,8 @@ static void usage(FILE *f)
 		"  ecc              one more uncorrectable ECC error (volatile and\n"
 		"                   aggregate), a row remapping pending, Xid 48\n"
 		"  xid --xid N      an Xid event of code N for NVML's event API\n"
-		"  clear            no fault: the GPU's files as first rendered\n\n"
+		"  port-down        (an HCA) its port DOWN, physically Disabled\n"
+		"  clear            no fault: the GPU's or HCA's files as first rendered\n\n"
 		"  -r, --root T     the agent's tree root (its socket is T.sock)\n"
 		"  -x, --xid N      the Xid code (1..65535), for the xid mode\n\n"
 		"`nvmirage status` lists the faults in force.\n", NVM_DEFAULT_ROOT);

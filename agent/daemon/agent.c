@@ -1,4 +1,5 @@
 #include "daemon/agent.h"
+#include "daemon/rdma_netlink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,6 +177,7 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 		goto usage;
 	eo.in_kernel = a->in_kernel;
 	eo.fentry = a->fentry;
+	eo.no_rdma_netlink = agent_no_rdma_netlink(&a->model);
 	eo.rules = &a->rules;
 	eo.bind_tree = o->bind_tree;
 	eo.bind_ctx = o->bind_ctx;

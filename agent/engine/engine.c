@@ -172,6 +172,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->skel->rodata->bind_tree = o->bind_tree != NULL;
 	entry_choose(e->skel->obj, o->fentry, o->in_kernel);
 	bpf_program__set_autoload(e->skel->progs.nvm_match, false); /* tests only */
+	bpf_program__set_autoload(e->skel->progs.nvm_no_rdma_netlink, o->no_rdma_netlink);
 	e->skel->rodata->nr_slots = e->nslots;
 	e->page = (size_t)sysconf(_SC_PAGESIZE);
 	bell_template = doorbell_template(e->page);
@@ -213,6 +214,10 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	 * attaching one while a task waits in an entry program would wait
 	 * for that task's RCU read section, i.e. past its deadline. */
 	if (entry_attach(e->skel->obj, &e->entry) || hand_links_to_keeper(e))
+		goto fail;
+	if (o->no_rdma_netlink &&
+	    attach(e->skel->progs.nvm_no_rdma_netlink, &e->skel->links.nvm_no_rdma_netlink,
+		   "lsm/socket_create"))
 		goto fail;
 	/* Only wakes the agent: a refusal costs that head start, nothing else. */
 	e->skel->links.nvm_exec = bpf_program__attach(e->skel->progs.nvm_exec);

@@ -23,6 +23,8 @@ struct engine_opts {
 				  * caller checked that bpf_probe_write_user loads */
 	bool fentry;             /* fentry/fexit entry points instead of tp_btf;
 				  * the caller checked that they attach */
+	bool no_rdma_netlink;    /* fail a target's NETLINK_RDMA socket (BPF LSM;
+				  * the caller checked that it attaches) */
 	/* When set, the tree must be bound into a target task's mount
 	 * namespace (a container's) before its first redirect there: the
 	 * kernel side asks, and this binds it into the namespace of task tid.
@@ -62,7 +64,8 @@ struct nvm_astats {
 	X(busy_no_cpu) X(busy_no_slot) X(busy_no_bell) X(busy_gave_way)        \
 	X(room_made) X(fork_unwaited) X(fork_missed) X(agent_failed)           \
 	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed) X(exec_gone) \
-	X(exec_shared)
+	X(exec_shared)                                                          \
+	X(rdma_netlink_refused)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
 	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \

@@ -114,6 +114,27 @@ void probe_fentry(struct probe_item *it)
 	try_prog(P_FENTRY, true, it);
 }
 
+static bool bpf_lsm_active(char *lsms, size_t len)
+{
+	char list[260];
+
+	read_line("/sys/kernel/security/lsm", lsms, len);
+	snprintf(list, sizeof(list), ",%s,", lsms);
+	return strstr(list, ",bpf,") != NULL;
+}
+
+void probe_lsm(struct probe_item *it)
+{
+	char lsms[256];
+
+	try_prog(P_LSM, true, it);
+	if (it->ok && !bpf_lsm_active(lsms, sizeof(lsms))) {
+		it->ok = false;
+		snprintf(it->why, sizeof(it->why),
+			 "attaches, but \"bpf\" is not in the active LSM list: it would never run");
+	}
+}
+
 int probe_kernel(struct probe_result *p)
 {
 	struct utsname u;
@@ -130,21 +151,10 @@ int probe_kernel(struct probe_result *p)
 		return nvm_err_r(-1, "no kernel BTF at /sys/kernel/btf/vmlinux: nvmirage needs a "
 				     "kernel built with CONFIG_DEBUG_INFO_BTF");
 	probe_lockdown(p->lockdown, sizeof(p->lockdown));
-	read_line("/sys/kernel/security/lsm", p->lsms, sizeof(p->lsms));
-	{
-		char list[260];
-
-		snprintf(list, sizeof(list), ",%s,", p->lsms);
-		p->bpf_lsm_active = strstr(list, ",bpf,") != NULL;
-	}
+	p->bpf_lsm_active = bpf_lsm_active(p->lsms, sizeof(p->lsms));
 	try_prog(P_TP_BTF, true, &p->tp_btf);
 	probe_fentry(&p->fentry);
-	try_prog(P_LSM, true, &p->lsm);
-	if (p->lsm.ok && !p->bpf_lsm_active) {
-		p->lsm.ok = false;
-		snprintf(p->lsm.why, sizeof(p->lsm.why),
-			 "attaches, but \"bpf\" is not in the active LSM list: it would never run");
-	}
+	probe_lsm(&p->lsm);
 	probe_write_user(&p->write_user, p->lockdown);
 
 	return 0;

@@ -31,6 +31,9 @@ void probe_write_user(struct probe_item *it, const char *lockdown);
 
 /* Whether fentry on a path syscall's function loads and attaches. */
 void probe_fentry(struct probe_item *it);
+/* Whether a BPF LSM program loads and attaches, and "bpf" is an active LSM
+ * (else it would never run). */
+void probe_lsm(struct probe_item *it);
 
 /* Returns 0, or -1 if there is nothing to probe with (not root, no BTF). */
 int probe_kernel(struct probe_result *p);

@@ -46,6 +46,37 @@ int fault_find_gpu(const struct nvm_model *m, const char *sel)
 	return -1;
 }
 
+int fault_find_hca(const struct nvm_model *m, const char *sel)
+{
+	unsigned dom, bus, dev, fn, idx;
+	char tail;
+
+	if (sscanf(sel, "mlx5_%u%c", &idx, &tail) == 1) {
+		for (unsigned i = 0; i < m->ib.nhcas; i++)
+			if (m->ib.hcas[i].index == idx)
+				return (int)i;
+		return -1;
+	}
+	if (sscanf(sel, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4 && !dev && !fn)
+		for (unsigned i = 0; i < m->ib.nhcas; i++)
+			if (m->ib.hcas[i].domain == dom && m->ib.hcas[i].bus == bus)
+				return (int)i;
+	return -1;
+}
+
+int fault_apply_hca(struct nvm_model *m, unsigned i, const char *what, const char **why)
+{
+	if (!strcmp(what, "port-down")) {
+		m->ib.hcas[i].port_down = true;
+	} else if (!strcmp(what, "clear")) {
+		m->ib.hcas[i].port_down = false;
+	} else {
+		*why = "unknown mode for an HCA (port-down, clear)";
+		return -1;
+	}
+	return 0;
+}
+
 static void add_xid(struct nvm_model *m, struct nvm_fault *f, unsigned code)
 {
 	if (f->nxids >= NVM_MAX_XIDS)

@@ -1,4 +1,4 @@
-/* GPU faults on the model: what `nvmirage fault` and a profile's failure
+/* GPU and HCA faults on the model: what `nvmirage fault` and a profile's failure
  * settings change (render/ then shows it). */
 #ifndef NVM_FAULT_H
 #define NVM_FAULT_H
@@ -23,5 +23,15 @@ int fault_find_gpu(const struct nvm_model *m, const char *sel);
  * Returns 0, or -1 with *why saying what is wrong (nothing changed). */
 int fault_apply(struct nvm_model *m, unsigned i, const char *what, unsigned xid,
 		const char **why);
+
+/* The HCA sel names: mlx5_N or its bus id. Its position in m->ib.hcas,
+ * or -1. */
+int fault_find_hca(const struct nvm_model *m, const char *sel);
+
+/* Applies fault what to HCA i:
+ *   port-down  its port DOWN, physically Disabled (a cable pulled)
+ *   clear      as the profile has it
+ * Returns 0, or -1 with *why saying what is wrong (nothing changed). */
+int fault_apply_hca(struct nvm_model *m, unsigned i, const char *what, const char **why);
 
 #endif

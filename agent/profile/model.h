@@ -134,6 +134,36 @@ struct nvm_nvlink {
 	uint8_t peer[NVM_MAX_GPUS][NVM_MAX_GPUS];
 };
 
+#define NVM_MAX_HCAS 64
+
+/* One InfiniBand HCA: an mlx5 PCI function beside a GPU, on its root
+ * complex (as on GB200/GB300 trays, where GPU and NIC hang off one CPU). */
+struct nvm_hca {
+	unsigned index;          /* mlx5_<index>, uverbs<index>, umad<index> */
+	char bus_id[16];         /* "0008:07:00.0" */
+	unsigned domain, bus;
+	unsigned gpu;            /* position in gpus of the GPU it sits beside */
+	uint64_t guid;           /* node GUID; mlx5's port and system image GUIDs too */
+	unsigned lid;
+	char node_desc[65];
+	bool port_down;          /* nvmirage fault port-down */
+};
+
+/* The profile's infiniband section (Mokka's schema): every HCA alike but
+ * for its place, GUID and LID. nhcas 0: none. */
+struct nvm_infiniband {
+	unsigned nhcas;
+	unsigned device_id;      /* the PCI device id hca_type names: MT4129 is 0x1021 */
+	char fw_version[32];
+	char board_id[32];
+	unsigned hw_rev;
+	bool ethernet;           /* link_layer Ethernet, else InfiniBand */
+	unsigned rate_gbps;      /* of the 4X port: 100, 200, 400, 800 */
+	unsigned port_state;     /* the kernel's: 1 DOWN .. 5 ACTIVE_DEFER */
+	unsigned phys_state;     /* 1 Sleep .. 7 Phy Test */
+	struct nvm_hca hcas[NVM_MAX_HCAS];
+};
+
 struct nvm_model {
 	char profile_path[4096];
 	char driver_version[32];
@@ -145,6 +175,8 @@ struct nvm_model {
 	unsigned nroots;
 	struct nvm_root roots[NVM_MAX_ROOTS];
 	struct nvm_nvlink nvlink;
+	struct nvm_infiniband ib;
+	char node_name[65];      /* $NODE_NAME, else the host name: HCA GUIDs and LIDs */
 	uint64_t xid_seq;        /* the last Xid event's sequence number */
 	/* The character device majors of nvidia-uvm and nvidia-caps, which
 	 * the driver gets from the kernel's dynamic range (238 and 241 on a
@@ -158,5 +190,8 @@ struct nvm_model {
  * (Slurm will not use a GPU whose CPUs are all absent). */
 void model_gpu_cpus(const struct nvm_model *m, const struct nvm_gpu *g,
 		    const struct nvm_cpuset *online, struct nvm_cpuset *out);
+/* The same for any device on root complex root (an HCA beside a GPU). */
+void model_root_cpus(const struct nvm_model *m, int root, const struct nvm_cpuset *online,
+		     struct nvm_cpuset *out);
 
 #endif

@@ -4,6 +4,7 @@
  *   devices: [{index, uuid, minor_number, pci: {bus_id}, <any default key>}]
  *   pcie_topology: {cores_per_numa, root_complexes: [{id, numa_node, cpu_affinity, devices}]}
  *   nvlink: {version, links_per_gpu, switch_support, switches, peers}
+ *   infiniband: {enabled, hca_type, fw_version, ..., hcas_per_gpu} (infiniband.c)
  *   devices[i].failure, device_defaults.failure: {mode, xid} (fault.c)
  * Keys it does not use (fabric, mig, ...) are ignored, as Mokka's own
  * profiles carry many of them. */
@@ -157,11 +158,11 @@ static int parse_document(struct ydoc *y, unsigned gpus, struct nvm_model *m)
 	if (check_unique(y, m) || parse_nvlink(y, ydoc_get(y, root, "nvlink"), m))
 		return -1;
 	topo = ydoc_get(y, root, "pcie_topology");
-	if (!topo) {
+	if (!topo)
 		default_roots(m);
-		return 0;
-	}
-	return parse_roots(y, topo, (unsigned)listed, m);
+	else if (parse_roots(y, topo, (unsigned)listed, m))
+		return -1;
+	return parse_infiniband(y, ydoc_get(y, root, "infiniband"), m);
 }
 
 int profile_parse(const char *file, const char *text, size_t len, unsigned gpus,

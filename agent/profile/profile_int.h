@@ -16,6 +16,9 @@ int parse_roots(struct ydoc *y, yaml_node_t *topo, unsigned ndevices_listed,
 		struct nvm_model *m);
 /* nvlink: {version, links_per_gpu, switch_support, switches, peers}. */
 int parse_nvlink(struct ydoc *y, yaml_node_t *nvlink, struct nvm_model *m);
+/* infiniband: the HCAs beside the GPUs, placed on their root complexes
+ * (so after parse_roots); m->node_name too (infiniband.c). */
+int parse_infiniband(struct ydoc *y, yaml_node_t *ib, struct nvm_model *m);
 /* devices[i].failure, else device_defaults.failure (Mokka's), into
  * m->gpus[i].fault. */
 int parse_failure(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, struct nvm_model *m,

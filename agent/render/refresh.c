@@ -1,8 +1,9 @@
-/* A GPU's faults in a rendered tree: the files a fault changes, each
+/* A GPU's or an HCA's faults in a rendered tree: the files a fault changes, each
  * replaced whole: information, PCI config space and revision, NVML state. Which files they are is the renderer's business, so a
  * cleared fault leaves the tree byte for byte as first rendered. */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/fsutil.h"
 #include "render/render.h"
@@ -29,4 +30,19 @@ int render_gpu_refresh(const struct nvm_model *m, unsigned i, const char *root)
 	snprintf(dir, sizeof(dir), "%s/sys/module/nvidia/nvmirage", root);
 	snprintf(name, sizeof(name), "%s.state", g->bus_id);
 	return fs_replace(tmp, dir, name, text, render_gpu_state_text(g, text, sizeof(text)), 0444);
+}
+
+int render_hca_refresh(const struct nvm_model *m, unsigned i, const char *root)
+{
+	const struct nvm_hca *h = &m->ib.hcas[i];
+	char tmp[PATH_MAX], dir[PATH_MAX], state[64], phys[64];
+
+	snprintf(tmp, sizeof(tmp), "%s/.replacing", root);
+	snprintf(dir, sizeof(dir), "%s/sys/devices/%s/%s/infiniband/mlx5_%u/ports/1", root,
+		 m->roots[m->gpus[h->gpu].root].id, h->bus_id, h->index);
+	render_hca_port_state(&m->ib, h, state, sizeof(state), phys, sizeof(phys));
+	return fs_replace(tmp, dir, "state", state, strlen(state), 0444) ||
+			       fs_replace(tmp, dir, "phys_state", phys, strlen(phys), 0444)
+		       ? -1
+		       : 0;
 }

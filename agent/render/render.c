@@ -18,6 +18,8 @@
 #include "lib/log.h"
 
 #define NVIDIA_MAJOR 195
+#define IB_MAJOR 231 /* uverbs, umad, issm */
+#define MISC_MAJOR 10
 
 static int make_node(const char *dir, const char *name, unsigned major, unsigned minor,
 		     unsigned mode)
@@ -90,7 +92,56 @@ int render_devices(const struct nvm_model *m, const char *tree)
 	    make_node(caps, "nvidia-cap1", m->caps_major, 1, 0400) ||
 	    make_node(caps, "nvidia-cap2", m->caps_major, 2, 0444))
 		return -1;
-	return 0;
+	return render_ib_devices(m, tree);
+}
+
+/* The first misc minor from 256 (where the kernel hands out dynamic ones)
+ * that /proc/misc does not list. */
+static unsigned free_misc_minor(void)
+{
+	char line[128];
+	unsigned minor = 256, used[64], n = 0;
+	FILE *f = fopen("/proc/misc", "r");
+
+	while (f && n < 64 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u", &used[n]) == 1)
+			n++;
+	if (f)
+		fclose(f);
+	for (unsigned i = 0; i < n; i++)
+		if (used[i] == minor) {
+			minor++;
+			i = (unsigned)-1; /* again from the start */
+		}
+	return minor;
+}
+
+/* /dev/infiniband of a node with the profile's HCAs: uverbsN (231:192+N,
+ * 0666), umadN (231:N) and issmN (231:64+N), 0600 as udev leaves them, and
+ * rdma_cm (a misc device, 0666). */
+int render_ib_devices(const struct nvm_model *m, const char *tree)
+{
+	char dir[PATH_MAX], name[32];
+
+	if (!m->ib.nhcas)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/dev/infiniband", tree);
+	if (fs_mkdirs(dir))
+		return -1;
+	for (unsigned i = 0; i < m->ib.nhcas; i++) {
+		unsigned k = m->ib.hcas[i].index;
+
+		snprintf(name, sizeof(name), "uverbs%u", k);
+		if (make_node(dir, name, IB_MAJOR, 192 + k, 0666))
+			return -1;
+		snprintf(name, sizeof(name), "umad%u", k);
+		if (make_node(dir, name, IB_MAJOR, k, 0600))
+			return -1;
+		snprintf(name, sizeof(name), "issm%u", k);
+		if (make_node(dir, name, IB_MAJOR, 64 + k, 0600))
+			return -1;
+	}
+	return make_node(dir, "rdma_cm", MISC_MAJOR, free_misc_minor(), 0666);
 }
 
 static int hard_link(const char *tree, const char *target, const char *name)

@@ -3,6 +3,7 @@
 #define NVM_RENDER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "profile/model.h"
 #include "render/rules.h"
@@ -48,12 +49,53 @@ int render_proc(const struct nvm_model *m, const char *tree);
 int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		 const char *tree);
 int render_devices(const struct nvm_model *m, const char *tree);
+/* /dev/infiniband: the HCAs' uverbs, umad and issm nodes and rdma_cm. */
+int render_ib_devices(const struct nvm_model *m, const char *tree);
 int render_aliases(const struct nvm_rules *rs, const char *tree);
 
 /* Chooses the dynamic majors of nvidia-uvm and nvidia-caps (m->uvm_major,
  * m->caps_major) among the ones free in proc_devices (/proc/devices), as
  * the kernel would hand them out. Returns 0 or -1 (reported). */
 int render_dynamic_majors(struct nvm_model *m, const char *proc_devices);
+
+/* One PCI function as sysfs shows it: a GPU, or an HCA beside one. */
+struct render_pci_fn {
+	const char *bus_id;
+	uint16_t vendor, device, sub_vendor, sub_device;
+	uint32_t class_code;
+	uint8_t revision;
+	unsigned irq;
+	const char *link_speed;  /* "32.0 GT/s PCIe" */
+	unsigned link_width;
+	const char *driver;      /* its driver's name under /sys/bus/pci/drivers */
+};
+/* What every function's CPU affinity is cut to: the host's online CPUs
+ * (clip, NULL: none), in a mask of mask_bits. */
+struct render_pci_ctx {
+	const struct nvm_model *m;
+	const struct nvm_cpuset *clip;
+	unsigned mask_bits;
+};
+/* f's 256 bytes of configuration space. */
+void render_pci_config_of(const struct render_pci_fn *f, unsigned char cfg[256]);
+/* f's device directory dir, on root complex root, with config cfg. */
+int render_pci_function(const struct render_pci_fn *f, const unsigned char cfg[256],
+			const struct render_pci_ctx *c, int root, const char *dir);
+/* Links every entry of the host's directory real (read under host) into
+ * dir, but those the tree has already and the profile's devices; a link
+ * points at its resolved real path, so it stays valid from inside the
+ * tree. */
+int render_mirror_host_dir(const struct nvm_model *m, const char *host, const char *real,
+			   const char *dir);
+/* The links of a function on root complex rc: /sys/bus/pci/devices/<bus_id>
+ * and /sys/bus/pci/drivers/<driver>/<bus_id>. */
+int render_pci_links(const char *tree, const char *rc, const char *bus_id, const char *driver);
+/* The HCAs of m->ib: their PCI functions, infiniband*, the classes, the
+ * mlx5_core driver and the modules (render_ib.c). */
+int render_ib(const struct render_pci_ctx *c, const char *tree);
+/* The PCI buses of the profile's devices as /sys/class/pci_bus has them
+ * (with the host's), and pci_bus/ under each root complex. */
+int render_pci_buses(const struct nvm_model *m, const char *host, const char *tree);
 
 /* The 256 bytes of PCI configuration space of g (all 0xff once it has
  * fallen off the bus). */
@@ -77,5 +119,11 @@ size_t render_telemetry_text(const struct nvm_gpu *g, char *buf, size_t len);
  * information file, its PCI config space and its NVML state, each file
  * replaced by one rename, so a reader sees it whole, before or after. */
 int render_gpu_refresh(const struct nvm_model *m, unsigned i, const char *root);
+/* The same for ib.hcas[i]: its port's state and phys_state. */
+int render_hca_refresh(const struct nvm_model *m, unsigned i, const char *root);
+/* Its port's state and phys_state files ("4: ACTIVE\n", "5: LinkUp\n"),
+ * a fault's where it has one. */
+void render_hca_port_state(const struct nvm_infiniband *ib, const struct nvm_hca *h, char *state,
+			   size_t slen, char *phys, size_t plen);
 
 #endif

@@ -8,14 +8,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "profile/fault.h"
 #include "render/render.h"
 
+void render_pci_config_of(const struct render_pci_fn *f, unsigned char cfg[256])
+{
+	memset(cfg, 0, 256);
+	cfg[0x00] = f->vendor & 0xff, cfg[0x01] = f->vendor >> 8;
+	cfg[0x02] = f->device & 0xff, cfg[0x03] = f->device >> 8;
+	cfg[0x04] = 0x06;                       /* command: memory space, bus master */
+	cfg[0x08] = f->revision;
+	cfg[0x09] = f->class_code & 0xff;       /* programming interface */
+	cfg[0x0a] = (f->class_code >> 8) & 0xff; /* subclass */
+	cfg[0x0b] = (f->class_code >> 16) & 0xff; /* class */
+	cfg[0x0e] = 0x00;                       /* header type 0 */
+	cfg[0x2c] = f->sub_vendor & 0xff, cfg[0x2d] = f->sub_vendor >> 8;
+	cfg[0x2e] = f->sub_device & 0xff, cfg[0x2f] = f->sub_device >> 8;
+	cfg[0x3c] = f->irq & 0xff;              /* interrupt line */
+	cfg[0x3d] = 0x01;                       /* interrupt pin INTA */
+}
+
+static void gpu_fn(const struct nvm_gpu *g, struct render_pci_fn *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->bus_id = g->bus_id;
+	f->vendor = g->vendor_id;
+	f->device = g->device_id;
+	f->sub_vendor = g->subsystem_vendor;
+	f->sub_device = g->subsystem_device;
+	f->class_code = g->class_code;
+	f->revision = g->revision;
+	f->irq = g->irq;
+	f->link_speed = g->link_speed;
+	f->link_width = g->link_width;
+	f->driver = "nvidia";
+}
+
 void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256])
 {
+	struct render_pci_fn f;
+
 	/* A GPU that has fallen off the bus answers every config read with
 	 * all ones, as the root complex does for a device that is gone
 	 * (lspci: "rev ff", "Unknown header type 7f"). */
@@ -23,19 +60,8 @@ void render_pci_config(const struct nvm_gpu *g, unsigned char cfg[256])
 		memset(cfg, 0xff, 256);
 		return;
 	}
-	memset(cfg, 0, 256);
-	cfg[0x00] = g->vendor_id & 0xff, cfg[0x01] = g->vendor_id >> 8;
-	cfg[0x02] = g->device_id & 0xff, cfg[0x03] = g->device_id >> 8;
-	cfg[0x04] = 0x06;                       /* command: memory space, bus master */
-	cfg[0x08] = g->revision;
-	cfg[0x09] = g->class_code & 0xff;       /* programming interface */
-	cfg[0x0a] = (g->class_code >> 8) & 0xff; /* subclass */
-	cfg[0x0b] = (g->class_code >> 16) & 0xff; /* class */
-	cfg[0x0e] = 0x00;                       /* header type 0 */
-	cfg[0x2c] = g->subsystem_vendor & 0xff, cfg[0x2d] = g->subsystem_vendor >> 8;
-	cfg[0x2e] = g->subsystem_device & 0xff, cfg[0x2f] = g->subsystem_device >> 8;
-	cfg[0x3c] = g->irq & 0xff;              /* interrupt line */
-	cfg[0x3d] = 0x01;                       /* interrupt pin INTA */
+	gpu_fn(g, &f);
+	render_pci_config_of(&f, cfg);
 }
 
 unsigned render_pci_revision(const struct nvm_gpu *g)
@@ -56,57 +82,64 @@ static int read_host_cpus(const char *host, const char *which, struct nvm_cpuset
 	return 0;
 }
 
-static int write_device(const struct nvm_model *m, const struct nvm_gpu *g,
-			const struct nvm_cpuset *online, unsigned mask_bits,
-			const char *dir)
+int render_pci_function(const struct render_pci_fn *f, const unsigned char cfg[256],
+			const struct render_pci_ctx *c, int root, const char *dir)
 {
-	unsigned char cfg[256];
-	char list[8192], mask[2048], res[1024] = "";
+	char list[8192], mask[2048], res[1024] = "", driver[64];
 	struct nvm_cpuset cpus;
-	int numa = m->roots[g->root].numa_node;
+	int numa = c->m->roots[root].numa_node;
+	unsigned cls = f->class_code;
 	size_t off = 0;
 
-	model_gpu_cpus(m, g, online, &cpus);
+	model_root_cpus(c->m, root, c->clip, &cpus);
 	if (cpuset_format_list(&cpus, list, sizeof(list)) < 0 ||
-	    cpuset_format_mask(&cpus, mask_bits, mask, sizeof(mask)) < 0)
-		return nvm_err_r(-1, "%s: CPU affinity too long to print", g->bus_id);
-	render_pci_config(g, cfg);
+	    cpuset_format_mask(&cpus, c->mask_bits, mask, sizeof(mask)) < 0)
+		return nvm_err_r(-1, "%s: CPU affinity too long to print", f->bus_id);
 	for (int i = 0; i < 13; i++)
 		off += (size_t)snprintf(res + off, sizeof(res) - off,
 					"0x%016x 0x%016x 0x%016x\n", 0, 0, 0);
+	snprintf(driver, sizeof(driver), "../../../bus/pci/drivers/%s", f->driver);
 	if (fs_mkdirs(dir) ||
-	    fs_printf(dir, "vendor", "0x%04x\n", g->vendor_id) ||
-	    fs_printf(dir, "device", "0x%04x\n", g->device_id) ||
-	    fs_printf(dir, "subsystem_vendor", "0x%04x\n", g->subsystem_vendor) ||
-	    fs_printf(dir, "subsystem_device", "0x%04x\n", g->subsystem_device) ||
-	    fs_printf(dir, "class", "0x%06x\n", g->class_code) ||
-	    fs_printf(dir, "revision", "0x%02x\n", render_pci_revision(g)) ||
+	    fs_printf(dir, "vendor", "0x%04x\n", f->vendor) ||
+	    fs_printf(dir, "device", "0x%04x\n", f->device) ||
+	    fs_printf(dir, "subsystem_vendor", "0x%04x\n", f->sub_vendor) ||
+	    fs_printf(dir, "subsystem_device", "0x%04x\n", f->sub_device) ||
+	    fs_printf(dir, "class", "0x%06x\n", cls) ||
+	    fs_printf(dir, "revision", "0x%02x\n", cfg[0x08]) ||
 	    fs_printf(dir, "numa_node", "%d\n", numa) ||
 	    fs_printf(dir, "local_cpulist", "%s\n", list) ||
 	    fs_printf(dir, "local_cpus", "%s\n", mask) ||
-	    fs_printf(dir, "irq", "%u\n", g->irq) ||
+	    fs_printf(dir, "irq", "%u\n", f->irq) ||
 	    fs_printf(dir, "enable", "1\n") ||
-	    fs_printf(dir, "current_link_speed", "%s\n", g->link_speed) ||
-	    fs_printf(dir, "max_link_speed", "%s\n", g->link_speed) ||
-	    fs_printf(dir, "current_link_width", "%u\n", g->link_width) ||
-	    fs_printf(dir, "max_link_width", "%u\n", g->link_width) ||
+	    fs_printf(dir, "current_link_speed", "%s\n", f->link_speed) ||
+	    fs_printf(dir, "max_link_speed", "%s\n", f->link_speed) ||
+	    fs_printf(dir, "current_link_width", "%u\n", f->link_width) ||
+	    fs_printf(dir, "max_link_width", "%u\n", f->link_width) ||
 	    fs_printf(dir, "modalias", "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
-		      g->vendor_id, g->device_id, g->subsystem_vendor, g->subsystem_device,
-		      (g->class_code >> 16) & 0xff, (g->class_code >> 8) & 0xff,
-		      g->class_code & 0xff) ||
+		      f->vendor, f->device, f->sub_vendor, f->sub_device, (cls >> 16) & 0xff,
+		      (cls >> 8) & 0xff, cls & 0xff) ||
 	    fs_printf(dir, "uevent",
-		      "DRIVER=nvidia\nPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=%04X:%04X\n"
+		      "DRIVER=%s\nPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=%04X:%04X\n"
 		      "PCI_SLOT_NAME=%s\nMODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
-		      g->class_code, g->vendor_id, g->device_id, g->subsystem_vendor,
-		      g->subsystem_device, g->bus_id, g->vendor_id, g->device_id,
-		      g->subsystem_vendor, g->subsystem_device, (g->class_code >> 16) & 0xff,
-		      (g->class_code >> 8) & 0xff, g->class_code & 0xff) ||
+		      f->driver, cls, f->vendor, f->device, f->sub_vendor, f->sub_device,
+		      f->bus_id, f->vendor, f->device, f->sub_vendor, f->sub_device,
+		      (cls >> 16) & 0xff, (cls >> 8) & 0xff, cls & 0xff) ||
 	    fs_write(dir, "resource", res, off, 0444) ||
-	    fs_write(dir, "config", cfg, sizeof(cfg), 0644) ||
-	    fs_symlink("../../../bus/pci/drivers/nvidia", dir, "driver") ||
+	    fs_write(dir, "config", cfg, 256, 0644) ||
+	    fs_symlink(driver, dir, "driver") ||
 	    fs_symlink("../../../bus/pci", dir, "subsystem"))
 		return -1;
 	return 0;
+}
+
+static int write_device(const struct render_pci_ctx *c, const struct nvm_gpu *g, const char *dir)
+{
+	struct render_pci_fn f;
+	unsigned char cfg[256];
+
+	gpu_fn(g, &f);
+	render_pci_config(g, cfg);
+	return render_pci_function(&f, cfg, c, g->root, dir);
 }
 
 static bool is_mock_device(const struct nvm_model *m, const char *name)
@@ -114,14 +147,17 @@ static bool is_mock_device(const struct nvm_model *m, const char *name)
 	for (unsigned i = 0; i < m->ngpus; i++)
 		if (!strcmp(m->gpus[i].bus_id, name))
 			return true;
+	for (unsigned i = 0; i < m->ib.nhcas; i++)
+		if (!strcmp(m->ib.hcas[i].bus_id, name))
+			return true;
 	return false;
 }
 
 /* Links every entry of the host's directory real (as seen under host) into
  * dir, skipping the names the tree provides itself. Entries that are links
  * point at their resolved real path, so they stay valid from inside the tree. */
-static int mirror_host_dir(const struct nvm_model *m, const char *host,
-			   const char *real, const char *dir)
+int render_mirror_host_dir(const struct nvm_model *m, const char *host, const char *real,
+			   const char *dir)
 {
 	char hpath[PATH_MAX], epath[PATH_MAX + 256], target[PATH_MAX];
 	struct dirent *e;
@@ -140,6 +176,9 @@ static int mirror_host_dir(const struct nvm_model *m, const char *host,
 				 e->d_name);
 			continue;
 		}
+		snprintf(epath, sizeof(epath), "%s/%s", dir, e->d_name);
+		if (!faccessat(AT_FDCWD, epath, F_OK, AT_SYMLINK_NOFOLLOW))
+			continue; /* the tree has its own (pci_bus/, with the profile's buses) */
 		snprintf(epath, sizeof(epath), "%s/%s", hpath, e->d_name);
 		if (e->d_type == DT_LNK) {
 			if (!realpath(epath, target))
@@ -237,11 +276,25 @@ static int render_nvml_extras(const struct nvm_model *m, const char *tree)
 	return 0;
 }
 
+int render_pci_links(const char *tree, const char *rc, const char *bus_id, const char *driver)
+{
+	char dir[PATH_MAX], target[256];
+
+	snprintf(target, sizeof(target), "../../../devices/%s/%s", rc, bus_id);
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices", tree);
+	if (fs_symlink(target, dir, bus_id))
+		return -1;
+	snprintf(target, sizeof(target), "../../../../devices/%s/%s", rc, bus_id);
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/drivers/%s", tree, driver);
+	return fs_mkdirs(dir) || fs_symlink(target, dir, bus_id) ? -1 : 0;
+}
+
 int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		 const char *tree)
 {
-	char dir[PATH_MAX], devdir[PATH_MAX + 64], target[256], real[64];
+	char dir[PATH_MAX], devdir[PATH_MAX + 64], real[64];
 	struct nvm_cpuset online, possible, all;
+	struct render_pci_ctx ctx = { .m = m };
 	const struct nvm_cpuset *clip = NULL;
 	unsigned mask_bits;
 
@@ -258,20 +311,24 @@ int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		/* The kernel sizes local_cpus by the CPUs it could have. */
 		mask_bits = cpuset_span(&possible);
 	}
+	ctx.clip = clip;
+	ctx.mask_bits = mask_bits;
+	if (render_pci_buses(m, o->host, tree))
+		return -1;
 
 	for (unsigned r = 0; r < m->nroots; r++) {
 		snprintf(dir, sizeof(dir), "%s/sys/devices/%s", tree, m->roots[r].id);
 		if (fs_mkdirs(dir))
 			return -1;
 		snprintf(real, sizeof(real), "/sys/devices/%s", m->roots[r].id);
-		if (mirror_host_dir(m, o->host, real, dir))
+		if (render_mirror_host_dir(m, o->host, real, dir))
 			return -1;
 	}
 	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/drivers/nvidia", tree);
 	if (fs_mkdirs(dir))
 		return -1;
 	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices", tree);
-	if (fs_mkdirs(dir) || mirror_host_dir(m, o->host, "/sys/bus/pci/devices", dir))
+	if (fs_mkdirs(dir) || render_mirror_host_dir(m, o->host, "/sys/bus/pci/devices", dir))
 		return -1;
 
 	for (unsigned i = 0; i < m->ngpus; i++) {
@@ -279,15 +336,7 @@ int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		const char *rc = m->roots[g->root].id;
 
 		snprintf(devdir, sizeof(devdir), "%s/sys/devices/%s/%s", tree, rc, g->bus_id);
-		if (write_device(m, g, clip, mask_bits, devdir))
-			return -1;
-		snprintf(target, sizeof(target), "../../../devices/%s/%s", rc, g->bus_id);
-		snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices", tree);
-		if (fs_symlink(target, dir, g->bus_id))
-			return -1;
-		snprintf(target, sizeof(target), "../../../../devices/%s/%s", rc, g->bus_id);
-		snprintf(dir, sizeof(dir), "%s/sys/bus/pci/drivers/nvidia", tree);
-		if (fs_symlink(target, dir, g->bus_id))
+		if (write_device(&ctx, g, devdir) || render_pci_links(tree, rc, g->bus_id, "nvidia"))
 			return -1;
 	}
 	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/drivers/nvidia", tree);
@@ -295,7 +344,7 @@ int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		return -1;
 	snprintf(dir, sizeof(dir), "%s/sys/module/nvidia", tree);
 	if (fs_mkdirs(dir) || fs_printf(dir, "version", "%s\n", m->driver_version) ||
-	    fs_printf(dir, "initstate", "live\n"))
+	    fs_printf(dir, "initstate", "live\n") || render_ib(&ctx, tree))
 		return -1;
 	return render_nvml_extras(m, tree);
 }

@@ -67,6 +67,30 @@ static void collect_userspace(struct nvm_rules *rs)
 	add(rs, NVM_RULE_FILE, "/usr/bin/nvidia-smi", "x", NVM_TREE_SMI, 0)->exec = true;
 }
 
+/* The HCAs' classes, driver and modules (render_ib.c), and their device
+ * nodes. */
+static void collect_infiniband(struct nvm_rules *rs, bool device_nodes)
+{
+	static const struct { const char *from, *name; } dirs[] = {
+		{ "/sys/class/infiniband", "ib" },
+		{ "/sys/class/infiniband_verbs", "iv" },
+		{ "/sys/class/infiniband_mad", "im" },
+		{ "/sys/bus/pci/drivers/mlx5_core", "mc" },
+		{ "/sys/module/mlx5_core", "k1" },
+		{ "/sys/module/mlx5_ib", "k2" },
+		{ "/sys/module/ib_core", "k3" },
+		{ "/sys/module/ib_uverbs", "k4" },
+		{ "/sys/module/ib_umad", "k5" },
+	};
+
+	for (unsigned i = 0; i < ARRAY_LEN(dirs); i++)
+		add(rs, NVM_RULE_DIR, dirs[i].from, dirs[i].name, dirs[i].from + 1, 0);
+	if (device_nodes)
+		add(rs, NVM_RULE_DIR, "/dev/infiniband", "di", "dev/infiniband", 0);
+}
+
+static void collect_gpu_nodes(const struct nvm_model *m, struct nvm_rules *rs);
+
 static void collect(const struct nvm_model *m, bool device_nodes, bool userspace,
 		    struct nvm_rules *rs)
 {
@@ -85,8 +109,19 @@ static void collect(const struct nvm_model *m, bool device_nodes, bool userspace
 		snprintf(target, sizeof(target), "sys/devices/%s", m->roots[i].id);
 		add(rs, NVM_RULE_DIR, from, name, target, 0);
 	}
-	if (!device_nodes)
-		return;
+	if (device_nodes)
+		collect_gpu_nodes(m, rs);
+	/* NCCL's PCI walk goes through the buses' class links (pci_bus.c). */
+	add(rs, NVM_RULE_DIR, "/sys/class/pci_bus", "q", "sys/class/pci_bus", 0);
+	if (m->ib.nhcas)
+		collect_infiniband(rs, device_nodes);
+}
+
+/* /dev/nvidiaN, nvidiactl, nvidia-modeset, nvidia-uvm(-tools), nvidia-caps. */
+static void collect_gpu_nodes(const struct nvm_model *m, struct nvm_rules *rs)
+{
+	char from[64], name[8], target[64];
+
 	for (unsigned i = 0; i < m->ngpus; i++) {
 		snprintf(from, sizeof(from), "/dev/nvidia%u", m->gpus[i].minor);
 		snprintf(name, sizeof(name), "%u", m->gpus[i].minor);

@@ -87,7 +87,8 @@ check(len(used) > 10 and not missing,
 ds = (chart / "templates" / "daemonset.yaml").read_text()
 for need in ["hostPID: true", "/sys/fs/bpf", "/sys/kernel/btf", "/sys/kernel/security",
              "/sys/kernel/tracing", "/var/lib/kubelet/pod-resources", "path: /healthz",
-             "path: /readyz", "checksum/config", "--kubernetes"]:
+             "path: /readyz", "checksum/config", "--kubernetes",
+             "name: NODE_NAME\n              valueFrom:\n                fieldRef:\n                  fieldPath: spec.nodeName"]:
     check(need in ds, "the DaemonSet has " + need)
 caps = (chart / "values.yaml").read_text().split("capabilities:")[1].split("\n\n")[0]
 lines = [l for l in caps.splitlines() if l.strip().startswith("- ")]

@@ -29,7 +29,7 @@ check "agent starts" start_agent "$LOG" --profile gb300 --cgroup "$T" --root "$R
 sum0=$(tree_sum)
 r=$(fault 9 lost); rc=$?
 check_eq "an unknown GPU: status 2" 2 $rc
-check_has "and says which" 'no GPU "9" in profile' "$r"
+check_has "and says which" 'no GPU or HCA "9" in profile' "$r"
 r=$(fault 0 melt); rc=$?
 check_eq "an unknown mode: status 2" 2 $rc
 check_has "and lists the modes" "unknown mode (lost, fallen-off-bus, excluded, ecc, xid, clear)" "$r"

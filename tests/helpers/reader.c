@@ -24,6 +24,8 @@
  *                             returned (after_open=), then waits for file
  *                             GO to exist before its last check (a restore
  *                             left to the agent's janitor comes meanwhile)
+ *   reader rdma-netlink       opens a NETLINK_RDMA socket, as libibverbs first
+ *                             does: rdma_netlink=ok or the error
  *   reader vfork PATH ARGS... runs PATH with vfork and execv, as posix_spawn
  *                             and dash do (the child shares this process's
  *                             memory until its exec), from a copy of PATH
@@ -48,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -435,6 +438,21 @@ static int mode_nvml(void)
 	return 0;
 }
 
+/* What libibverbs tries first: a NETLINK_RDMA socket. "rdma_netlink=ok"
+ * where the kernel gives one, else the error. */
+static int mode_rdma_netlink(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 20 /* NETLINK_RDMA */);
+
+	if (fd < 0) {
+		printf("rdma_netlink=%s\n", strerror(errno));
+		return 0;
+	}
+	close(fd);
+	printf("rdma_netlink=ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -473,6 +491,8 @@ int main(int argc, char **argv)
 		return mode_nvml();
 	if (argc >= 3 && !strcmp(argv[1], "vfork"))
 		return mode_vfork(argv + 2);
-	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]|blocked PATH [GO]|nvml|vfork PATH ARGS\n");
+	if (argc >= 2 && !strcmp(argv[1], "rdma-netlink"))
+		return mode_rdma_netlink();
+	fprintf(stderr, "usage: reader literal|buffers BDF|raw|loop N|threads T N|tree N|forks N|mapping N [data]|blocked PATH [GO]|nvml|vfork PATH ARGS|rdma-netlink\n");
 	return 2;
 }

@@ -152,6 +152,13 @@ if check "apt-get download nvidia-smi" fetch_debs "$conf" "$cache/debs" nvidia-s
 	r=$(nsmi gb300 topo -m); rc=$?
 	check_eq "nvidia-smi topo -m exits 0" 0 $rc
 	check_has "and draws the matrix" "GPU0	 X" "$r"
+	check_has "with the profile's HCAs as NICs (it walks /sys/class/infiniband)" \
+		"$(printf 'NIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n  NIC2: mlx5_2\n  NIC3: mlx5_3')" "$r"
+	echo "$r" | sed 's/[^\t]*\t/C\t/g' > "$LOGS/topo-theirs"
+	timeout 60 "$nvm" -q exec --profile gb300 --root /run/nvn -- "$nvm" smi topo -m | \
+		sed 's/[^\t]*\t/C\t/g' > "$LOGS/topo-ours"
+	check_eq "nvmirage's topo -m has its rows, columns and legends" "$(cat "$LOGS/topo-theirs")" \
+		"$(cat "$LOGS/topo-ours")"
 	# Every display type of -q -d (its --help lists them): each exits 0
 	# and prints a section per GPU.
 	bad=

@@ -195,6 +195,25 @@ static const struct bad_case bad[] = {
 	  "device_defaults.dynamic_metrics.utilization.pattern: \"wavy\": expected steady, idle, busy, burst" },
 	{ "telemetry: a process without pid", SYS "device_defaults: {name: X, pci: {device_id: 0x233010DE}, processes: [{name: x}]}\ndevices:\n" DEV("0", "0000:01:00.0"),
 	  "device_defaults.processes[0]: pid: missing (required)" },
+	{ "infiniband: unknown key", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "infiniband: {enabled: true, rate: 400}\n", "bad.yaml:5:29: infiniband: unknown key \"rate\"" },
+	{ "infiniband: not an mlx5 HCA", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "infiniband: {enabled: true, hca_type: MT4130}\n",
+	  "bad.yaml:5:39: infiniband.hca_type: \"MT4130\": expected an mlx5 HCA as MT<PCI device id in decimal>" },
+	{ "infiniband: a rate no 4X port has", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "infiniband: {enabled: true, rate_gbps: 300}\n",
+	  "infiniband.rate_gbps: 300: expected a 4X port's rate" },
+	{ "infiniband: a port state that does not exist", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "infiniband: {enabled: true, port_state: UP}\n",
+	  "infiniband.port_state: \"UP\": expected one of DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER" },
+	{ "infiniband: a link layer that does not exist", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "infiniband: {enabled: true, link_layer: Omnipath}\n",
+	  "infiniband.link_layer: \"Omnipath\": expected InfiniBand or Ethernet" },
+	{ "infiniband: a GUID prefix not in hex", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "infiniband: {enabled: true, guid_prefix: \"9b88c2:03zz\"}\n",
+	  "infiniband.guid_prefix: \"9b88c2:03zz\": expected hex digits" },
+	{ "infiniband: too many HCAs", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
+	  "infiniband: {enabled: true, hcas_per_gpu: 9}\n", "infiniband.hcas_per_gpu: 9 is out of range" },
 	{ "num_devices too large", "system: {driver_version: \"570.1\", num_devices: 3}\n" DEF "devices:\n" DEV("0", "0000:01:00.0"),
 	  "system.num_devices: 3, but only 1 devices are listed" },
 };
@@ -290,6 +309,42 @@ static void nvlink_peers_and_switches(void **state)
 	assert_int_equal(m.nvlink.peer[0][1], 4);
 }
 
+/* The HCAs: one beside each GPU on its root complex, on the next free
+ * bus; GUIDs and LIDs from the node name, distinct per HCA and per node. */
+static void infiniband_hcas_beside_their_gpus(void **state)
+{
+	static const char y[] = SYS DEF "devices:\n"
+		"  - {index: 0, minor_number: 0, pci: {bus_id: \"0000:18:00.0\"}}\n"
+		"  - {index: 1, minor_number: 1, pci: {bus_id: \"0000:19:00.0\"}}\n"
+		"pcie_topology: {root_complexes: [{id: pci0000:00, devices: [\"0000:18:00.0\"]},"
+		" {id: pci0000:80, numa_node: 1, devices: [\"0000:19:00.0\"]}]}\n"
+		"infiniband: {enabled: true, hca_type: MT4123, rate_gbps: 200, guid_prefix: \"a288c2:0300:ab\","
+		" hcas_per_gpu: 2, port_state: init}\n";
+	static struct nvm_model m, other;
+
+	(void)state;
+	setenv("NODE_NAME", "node-a", 1);
+	assert_int_equal(profile_parse("ib.yaml", y, sizeof(y) - 1, 0, &m), 0);
+	assert_int_equal(m.ib.nhcas, 4);
+	assert_int_equal(m.ib.device_id, 4123);
+	assert_int_equal(m.ib.port_state, 2);
+	/* GPU 0 at bus 18: its HCAs take 1a and 1b (19 is GPU 1's). */
+	assert_string_equal(m.ib.hcas[0].bus_id, "0000:1a:00.0");
+	assert_string_equal(m.ib.hcas[1].bus_id, "0000:1b:00.0");
+	assert_int_equal(m.ib.hcas[1].gpu, 0);
+	assert_string_equal(m.ib.hcas[2].bus_id, "0000:1c:00.0");
+	assert_int_equal(m.ib.hcas[3].gpu, 1);
+	assert_string_equal(m.ib.hcas[3].node_desc, "node-a mlx5_3");
+	assert_true(m.ib.hcas[0].guid >> 32 == 0xa288c203);
+	assert_true(m.ib.hcas[1].guid == m.ib.hcas[0].guid + 1);
+	assert_true(m.ib.hcas[1].lid == m.ib.hcas[0].lid + 1 && m.ib.hcas[0].lid >= 2 &&
+		    m.ib.hcas[3].lid < 0xc000);
+	setenv("NODE_NAME", "node-b", 1);
+	assert_int_equal(profile_parse("ib.yaml", y, sizeof(y) - 1, 0, &other), 0);
+	assert_true(other.ib.hcas[0].guid != m.ib.hcas[0].guid);
+	unsetenv("NODE_NAME");
+}
+
 static void more_than_64_gpus_is_refused(void **state)
 {
 	static struct nvm_model m;
@@ -332,6 +387,7 @@ int main(void)
 		cmocka_unit_test(reads_mokka_shapes_and_ignores_unknown_keys),
 		cmocka_unit_test(num_devices_and_gpus_cut_the_list),
 		cmocka_unit_test(each_bad_input_names_file_line_and_key),
+		cmocka_unit_test(infiniband_hcas_beside_their_gpus),
 		cmocka_unit_test(nvlink_peers_and_switches),
 		cmocka_unit_test(telemetry_sections_and_overrides),
 		cmocka_unit_test(more_than_64_gpus_is_refused),

@@ -40,7 +40,9 @@ start_agent() {
 	/nvmirage $verbose run --profile /gb300.yaml --cgroup "$T" --root /run/nvm \
 		--time-scale "$time_scale" "$@" > /tmp/agent.log 2>&1 &
 	agent=$!
-	for _ in $(seq 1 "$(scaled 50)"); do
+	# Attaching 20 fentry/fexit pairs takes about 20 s under TCG: a bound
+	# well above that, not a timing check.
+	for _ in $(seq 1 "$(scaled 200)"); do
 		grep -q 'ready:' /tmp/agent.log && return 0
 		kill -0 $agent 2>/dev/null || return 1
 		sleep 0.2
@@ -222,7 +224,7 @@ check_has "after SIGKILL, the target sees no GPUs" "gpus=0" "$r"
 # the agent, the path would stay rewritten until the keeper's look (on
 # fentry, a syscall inside the trampoline when it is replaced returns past
 # its fexit program).
-start_agent || not_ok "agent ready for the exit-programs check"
+start_agent || { not_ok "agent ready for the exit-programs check"; cat /tmp/agent.log; }
 mkfifo /run/nvm/proc/driver/nvidia/nvm-fifo
 in_cgroup "$T" /reader blocked /proc/driver/nvidia/nvm-fifo /tmp/go > /tmp/blocked 2>&1 &
 rb=$!
@@ -275,6 +277,39 @@ rm -rf /run/nvm.sock
 
 suite "forced tp_btf" in-kernel tp_btf --entry tp_btf
 suite "forced assisted" assisted $fentry --strategy assisted
+
+# RDMA netlink: with ib_core loaded, libibverbs would take its (empty)
+# device list from netlink; where BPF LSM attaches the agent fails a
+# target's NETLINK_RDMA socket, elsewhere it says why not.
+r=$(in_cgroup "$O" /reader rdma-netlink)
+check_eq "rdma netlink: no ib_core yet, no socket" "rdma_netlink=Protocol not supported" "$r"
+if insmod /ib_core.ko 2>/tmp/insmod; then
+	check "ib_core loads" test -d /sys/module/ib_core
+	check_eq "and gives the socket" "rdma_netlink=ok" "$(in_cgroup "$O" /reader rdma-netlink)"
+	lsm=no
+	/nvmirage probe | grep -q '^  lsm  *yes' && lsm=yes
+	# BPF LSM attaches where trampolines do (kernel-facts).
+	check_eq "probe: BPF LSM attaches where fentry does" "$([ $fentry = fentry ] && echo yes || echo no)" "$lsm"
+	if start_agent; then
+		if [ $lsm = yes ]; then
+			check_has "rdma netlink: the agent fails a target's socket" "a target's socket(AF_NETLINK, NETLINK_RDMA) fails with EPROTONOSUPPORT" "$(cat /tmp/agent.log)"
+			check_eq "a target's NETLINK_RDMA socket: refused" "rdma_netlink=Protocol not supported" "$(in_cgroup "$T" /reader rdma-netlink)"
+			check "counted (rdma_netlink_refused)" test "$(stat_of rdma_netlink_refused)" -ge 1
+		else
+			check_has "rdma netlink: the agent says it cannot fail the socket here" "this kernel has ib_core and no BPF LSM" "$(cat /tmp/agent.log)"
+			check_eq "a target's NETLINK_RDMA socket: as the kernel gives it" "rdma_netlink=ok" "$(in_cgroup "$T" /reader rdma-netlink)"
+		fi
+		check_eq "a sibling's: as the kernel gives it" "rdma_netlink=ok" "$(in_cgroup "$O" /reader rdma-netlink)"
+		kill -TERM $agent
+		wait $agent
+	else
+		not_ok "rdma netlink: agent ready"
+		cat /tmp/agent.log
+	fi
+	check_eq "after the agent, a target's socket as the kernel gives it" "rdma_netlink=ok" "$(in_cgroup "$T" /reader rdma-netlink)"
+else
+	not_ok "insmod ib_core: $(cat /tmp/insmod)"
+fi
 
 # Raising lockdown cannot be undone: this run comes last.
 echo integrity > /sys/kernel/security/lockdown

@@ -18,7 +18,9 @@ mkdir -p "$cache"
 
 # fetch_kernel META [APT_CONFIG]: the vmlinuz of the kernel package META
 # depends on (linux-image-cloud-amd64 -> linux-image-6.1.0-N-cloud-amd64),
-# fetched with apt-get download and cached.
+# fetched with apt-get download and cached, with the package's ib_core
+# module beside it (uncompressed: busybox's insmod reads it whole), which
+# the guest loads to test RDMA netlink against the profile's HCAs.
 fetch_kernel() {
 	conf=${2:-}
 	depends() { env ${conf:+APT_CONFIG=$conf} apt-cache depends "$1" 2>/dev/null | awk '/Depends: linux-image-/ {print $2; exit}'; }
@@ -28,10 +30,15 @@ fetch_kernel() {
 		pkg=$(depends "$1")
 	fi
 	[ -n "$pkg" ] || { echo "no package $1 in the apt sources" >&2; return 1; }
-	if [ ! -s "$cache/$pkg.vmlinuz" ]; then
+	if [ ! -s "$cache/$pkg.vmlinuz" ] || [ ! -s "$cache/$pkg.ib_core.ko" ]; then
 		t=$(mktemp -d)
 		(cd "$t" && env ${conf:+APT_CONFIG=$conf} apt-get download -q "$pkg" >/dev/null 2>&1) &&
 			dpkg-deb -x "$t"/*.deb "$t/x" &&
+			ko=$(find "$t/x/lib/modules" -name 'ib_core.ko*' | head -n 1) && [ -n "$ko" ] &&
+			/usr/bin/python3 -c 'import lzma, sys
+data = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(lzma.decompress(data) if sys.argv[1].endswith(".xz") else data)' \
+				"$ko" "$cache/$pkg.ib_core.ko" &&
 			cp "$t"/x/boot/vmlinuz-* "$cache/$pkg.vmlinuz.tmp" &&
 			mv "$cache/$pkg.vmlinuz.tmp" "$cache/$pkg.vmlinuz"
 		rm -rf "$t"
@@ -108,14 +115,28 @@ busybox_arm64() {
 # crashed LOG: the first line of a kernel crash in a guest's console, if any.
 crashed() { tr -d '\r' < "$1" | grep -m 1 -E 'Oops:|BUG:|Kernel panic|traps: PANIC' | sed 's/^\[[^]]*\] //'; }
 
-# qemu_for ARCH KERNEL: the emulator command line of a 2-CPU guest (TCG).
+# qemu_for ARCH INITRD: the emulator command line of a 2-CPU guest (TCG).
 # arm64: -cpu max with the cheap pointer-authentication variant
 # (kernel-facts: plain max costs 10 s more).
 qemu_for() {
 	case $1 in
-	x86) echo "qemu-system-x86_64 -accel ${NVM_VM_ACCEL:-tcg} -cpu ${NVM_VM_CPU:-max,cx16=off} -initrd $vm/initrd-x86.gz" ;;
-	arm64) echo "qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on -initrd $vm/initrd-arm64.gz" ;;
+	x86) echo "qemu-system-x86_64 -accel ${NVM_VM_ACCEL:-tcg} -cpu ${NVM_VM_CPU:-max,cx16=off} -initrd $2" ;;
+	arm64) echo "qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on -initrd $2" ;;
 	esac
+}
+
+# with_module ARCH KO: the ARCH initramfs with KO appended as /ib_core.ko
+# (a second archive, after padding the first to 512 bytes: the kernel
+# unpacks both), as $vm/initrd-ARCH-ib.gz.
+with_module() {
+	base=$vm/initrd-$1.gz ext=$vm/initrd-$1-ib.gz t=$(mktemp -d)
+	cp "$2" "$t/ib_core.ko"
+	cp "$base" "$ext"
+	pad=$(( (512 - $(stat -c %s "$ext") % 512) % 512 ))
+	head -c "$pad" /dev/zero >> "$ext"
+	(cd "$t" && echo ib_core.ko | cpio -o -H newc --quiet) | gzip -1 >> "$ext"
+	rm -rf "$t"
+	echo "$ext"
 }
 
 # boot NAME ARCH VMLINUZ: runs the guest, relays its results. The x86 guest CPU has
@@ -129,11 +150,17 @@ boot() {
 	# on one kernel; the full stage boots them all).
 	case $name in *"${NVM_VM_ONLY:-}"*) ;; *) echo "note: $name skipped (NVM_VM_ONLY)"; return ;; esac
 	console=ttyS0; [ "$arch" = arm64 ] && console=ttyAMA0
+	initrd=$vm/initrd-$arch.gz
+	if [ -s "${kernel%.vmlinuz}.ib_core.ko" ]; then
+		initrd=$(with_module "$arch" "${kernel%.vmlinuz}.ib_core.ko")
+	else
+		not_ok "$name: no ib_core module for the guest (the RDMA netlink checks need it)"
+	fi
 	echo "== $name ($(basename "$kernel" .vmlinuz))"
 	start=$(date +%s)
 	for attempt in 1 2 3; do
 		# shellcheck disable=SC2046
-		timeout "$limit" $(qemu_for "$arch") \
+		timeout "$limit" $(qemu_for "$arch" "$initrd") \
 			-smp 2 -m 1024 -nographic -no-reboot -kernel "$kernel" \
 			-append "console=$console lsm=lockdown,capability,landlock,yama,bpf panic=-1 oops=panic quiet $want nvm.hostcal=$hostcal ${NVM_VM_APPEND:-}" \
 			< /dev/null > "$log" 2>&1
