@@ -150,25 +150,6 @@ static int write_ibdev(const struct nvm_infiniband *ib, const struct nvm_hca *h,
 	return write_port(ib, h, dev);
 }
 
-/* A char device's class directory: ibdev, dev, and the links. */
-static int write_cdev(const char *fn, const char *devlink, const char *cls, const char *name,
-		      const struct nvm_hca *h, unsigned minor, bool port)
-{
-	char dir[PATH_MAX], sub[64];
-
-	snprintf(dir, sizeof(dir), "%s/%s/%s", fn, cls, name);
-	snprintf(sub, sizeof(sub), "../../../../../class/%s", cls);
-	return fs_mkdirs(dir) || fs_printf(dir, "ibdev", "mlx5_%u\n", h->index) ||
-			       fs_printf(dir, "dev", "%u:%u\n", IB_MAJOR, minor) ||
-			       fs_printf(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=infiniband/%s\n",
-					 IB_MAJOR, minor, name) ||
-			       (port && fs_printf(dir, "port", "1\n")) ||
-			       (!port && fs_printf(dir, "abi_version", "1\n")) ||
-			       fs_symlink(devlink, dir, "device") || fs_symlink(sub, dir, "subsystem")
-		       ? -1
-		       : 0;
-}
-
 /* class/<cls>/<name> -> ../../devices/<rc>/<bdf>/<sub>/<name> */
 static int class_link(const char *tree, const char *cls, const char *rc, const char *bdf,
 		      const char *sub, const char *name)
@@ -178,6 +159,27 @@ static int class_link(const char *tree, const char *cls, const char *rc, const c
 	snprintf(dir, sizeof(dir), "%s/sys/class/%s", tree, cls);
 	snprintf(target, sizeof(target), "../../devices/%s/%s/%s/%s", rc, bdf, sub, name);
 	return fs_mkdirs(dir) || fs_symlink(target, dir, name) ? -1 : 0;
+}
+
+/* A char device of the HCA (uverbs, umad, issm): its class directory in
+ * the function fn (ibdev, dev, the links) and its class's link to it. */
+static int write_cdev(const char *tree, const char *rc, const char *fn, const struct nvm_hca *h,
+		      const char *cls, const char *name, unsigned minor, bool port)
+{
+	char dir[PATH_MAX + 64], sub[64], devlink[64];
+
+	snprintf(dir, sizeof(dir), "%s/%s/%s", fn, cls, name);
+	snprintf(sub, sizeof(sub), "../../../../../class/%s", cls);
+	snprintf(devlink, sizeof(devlink), "../../../%s", h->bus_id);
+	if (fs_mkdirs(dir) || fs_printf(dir, "ibdev", "mlx5_%u\n", h->index) ||
+	    fs_printf(dir, "dev", "%u:%u\n", IB_MAJOR, minor) ||
+	    fs_printf(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=infiniband/%s\n", IB_MAJOR, minor,
+		      name) ||
+	    (port && fs_printf(dir, "port", "1\n")) ||
+	    (!port && fs_printf(dir, "abi_version", "1\n")) ||
+	    fs_symlink(devlink, dir, "device") || fs_symlink(sub, dir, "subsystem"))
+		return -1;
+	return class_link(tree, cls, rc, h->bus_id, cls, name);
 }
 
 static int write_hca(const struct render_pci_ctx *c, const struct nvm_hca *h, const char *tree)
@@ -202,16 +204,13 @@ static int write_hca(const struct render_pci_ctx *c, const struct nvm_hca *h, co
 	    render_pci_links(tree, rc, h->bus_id, "mlx5_core") || write_ibdev(ib, h, fn, devlink))
 		return -1;
 	snprintf(name, sizeof(name), "uverbs%u", h->index);
-	if (write_cdev(fn, devlink, "infiniband_verbs", name, h, UVERBS_BASE + h->index, false) ||
-	    class_link(tree, "infiniband_verbs", rc, h->bus_id, "infiniband_verbs", name))
+	if (write_cdev(tree, rc, fn, h, "infiniband_verbs", name, UVERBS_BASE + h->index, false))
 		return -1;
 	snprintf(name, sizeof(name), "umad%u", h->index);
-	if (write_cdev(fn, devlink, "infiniband_mad", name, h, h->index, true) ||
-	    class_link(tree, "infiniband_mad", rc, h->bus_id, "infiniband_mad", name))
+	if (write_cdev(tree, rc, fn, h, "infiniband_mad", name, h->index, true))
 		return -1;
 	snprintf(name, sizeof(name), "issm%u", h->index);
-	if (write_cdev(fn, devlink, "infiniband_mad", name, h, ISSM_BASE + h->index, true) ||
-	    class_link(tree, "infiniband_mad", rc, h->bus_id, "infiniband_mad", name))
+	if (write_cdev(tree, rc, fn, h, "infiniband_mad", name, ISSM_BASE + h->index, true))
 		return -1;
 	snprintf(name, sizeof(name), "mlx5_%u", h->index);
 	return class_link(tree, "infiniband", rc, h->bus_id, "infiniband", name);

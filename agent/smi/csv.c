@@ -156,6 +156,12 @@ static void app_mhz(const struct smi_api *api, nvmlDevice_t d, nvmlClockType_t t
 		snprintf(buf, len, "%u MHz", v);
 }
 
+static void state(char *buf, size_t len, nvmlReturn_t r, nvmlEnableState_t s)
+{
+	if (r == NVML_SUCCESS)
+		snprintf(buf, len, "%s", smi_enabled(s));
+}
+
 /* One GPU's value of field id into buf (left as [N/A] where NVML has none). */
 static void gpu_value(const struct smi_api *api, const struct smi_gpu *g, unsigned total, int id,
 		      char *buf, size_t len)
@@ -190,26 +196,11 @@ static void gpu_value(const struct smi_api *api, const struct smi_gpu *g, unsign
 	case F_PCI_DEVICE_ID: if (have_pci) snprintf(buf, len, "0x%08X", pci.pciDeviceId); break;
 	case F_PCI_SUB_ID: if (have_pci) snprintf(buf, len, "0x%08X", pci.pciSubSystemId); break;
 	case F_COUNT: snprintf(buf, len, "%u", total); break;
-	case F_PERSISTENCE:
-		if (SMI(api, persistence, d, &s) == NVML_SUCCESS)
-			snprintf(buf, len, "%s", smi_enabled(s));
-		break;
-	case F_DISPLAY_ACTIVE:
-		if (SMI(api, display_active, d, &s) == NVML_SUCCESS)
-			snprintf(buf, len, "%s", smi_enabled(s));
-		break;
-	case F_DISPLAY_MODE:
-		if (SMI(api, display_mode, d, &s) == NVML_SUCCESS)
-			snprintf(buf, len, "%s", smi_enabled(s));
-		break;
-	case F_ACCOUNTING:
-		if (SMI(api, accounting, d, &s) == NVML_SUCCESS)
-			snprintf(buf, len, "%s", smi_enabled(s));
-		break;
-	case F_ECC_MODE:
-		if (SMI(api, ecc_mode, d, &s, &s2) == NVML_SUCCESS)
-			snprintf(buf, len, "%s", smi_enabled(s));
-		break;
+	case F_PERSISTENCE: r = SMI(api, persistence, d, &s); state(buf, len, r, s); break;
+	case F_DISPLAY_ACTIVE: r = SMI(api, display_active, d, &s); state(buf, len, r, s); break;
+	case F_DISPLAY_MODE: r = SMI(api, display_mode, d, &s); state(buf, len, r, s); break;
+	case F_ACCOUNTING: r = SMI(api, accounting, d, &s); state(buf, len, r, s); break;
+	case F_ECC_MODE: r = SMI(api, ecc_mode, d, &s, &s2); state(buf, len, r, s); break;
 	case F_ECC_UNCORRECTED:
 		if (SMI(api, ecc_total, d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC,
 			&ull) == NVML_SUCCESS)

@@ -119,18 +119,10 @@ static void identity(const struct smi_api *api, nvmlDevice_t d)
 	kv_state(2, "Current", r, v);
 	kv_state(2, "Pending", r, v2);
 	KV_STATE(1, "Accounting Mode", SMI(api, accounting, d, &e), e);
-	r = SMI(api, accounting_size, d, &v);
-	if (r == NVML_SUCCESS)
-		kv(1, "Accounting Mode Buffer Size", "%u", v);
-	else
-		kv(1, "Accounting Mode Buffer Size", NA);
+	KV_UNIT(1, "Accounting Mode Buffer Size", SMI(api, accounting_size, d, &v), v, "");
 	kv_string(1, "Serial Number", SMI(api, serial, d, s, sizeof(s)), s);
 	kv_string(1, "GPU UUID", SMI(api, uuid, d, s, sizeof(s)), s);
-	r = SMI(api, minor, d, &v);
-	if (r == NVML_SUCCESS)
-		kv(1, "Minor Number", "%u", v);
-	else
-		kv(1, "Minor Number", NA);
+	KV_UNIT(1, "Minor Number", SMI(api, minor, d, &v), v, "");
 	kv_string(1, "VBIOS Version", SMI(api, vbios, d, s, sizeof(s)), s);
 	r = SMI(api, multi_gpu, d, &v);
 	kv_string(1, "MultiGPU Board", r, v ? "Yes" : "No");
