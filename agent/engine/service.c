@@ -70,17 +70,35 @@ static int64_t inside_ns(struct service_thread *t, uint64_t *mm)
 	return (int64_t)(now_ns() - since);
 }
 
+/* Whether thread tid of this process is asleep in the kernel (state D or
+ * S in /proc/self/task/<tid>/stat), not running or waiting for a CPU (R). */
+static bool asleep(int tid)
+{
+	char path[64], stat[512];
+	const char *paren;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (fs_read(path, stat, sizeof(stat) - 1) <= 0)
+		return true; /* cannot tell: as before, take it as stuck */
+	paren = strrchr(stat, ')');
+	return !paren || paren[1] != ' ' || paren[2] != 'R';
+}
+
 /* Whether another thread has been inside address space mm for longer than
- * an answer takes (e->times.stuck): it sleeps on that process's memory lock,
- * and so would this one. Refusing at once keeps this thread for other
- * processes and lets the waiting task go on instead of holding its CPU. */
+ * an answer takes (e->times.stuck) and is asleep there: on that process's
+ * memory lock, which this one would wait for too. Refusing at once keeps
+ * this thread for other processes and lets the waiting task go on instead
+ * of holding its CPU. A thread that is only waiting for a CPU (a virtual
+ * machine's host took it away) is not stuck: it goes on when it runs, and
+ * refusing would turn every request of that process into a miss meanwhile. */
 static bool stuck_in(struct engine *e, struct service_thread *self, uint64_t mm)
 {
 	for (unsigned i = 0; i < e->nthreads; i++) {
 		uint64_t in_mm;
 		int64_t in = inside_ns(&e->threads[i], &in_mm);
 
-		if (&e->threads[i] != self && in_mm == mm && in > (int64_t)e->times.stuck)
+		if (&e->threads[i] != self && in_mm == mm && in > (int64_t)e->times.stuck &&
+		    asleep(atomic_load(&e->threads[i].tid)))
 			return true;
 	}
 	return false;

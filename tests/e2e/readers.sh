@@ -17,8 +17,11 @@ for p in gb300 h100; do
 	first=$(echo "$numa" | sed 's/^[0-9]* "\([^"]*\)".*/\1/' | tr A-F a-f)
 	node=$(timeout 30 "$in_cgroup" "$T" lspci -vmm -D -s "$first" | sed -n 's/^NUMANode:\t//p')
 	check_eq "$p: $first is on NUMA node ${numa%% *} as the profile says" "${numa%% *}" "$node"
+	# One InfiniBand HCA per GPU in both profiles (docs/infiniband.md).
+	hcas=$(timeout 30 "$in_cgroup" "$T" lspci -D -d 15b3: | wc -l)
+	check_eq "$p: lspci -d 15b3: lists an HCA per GPU" "$want" "$hcas"
 	r=$(timeout 30 "$in_cgroup" "$T" lspci -D | wc -l)
-	check_eq "$p: plain lspci still lists the host's $host_lspci devices too" "$((host_lspci + want))" "$r"
+	check_eq "$p: plain lspci still lists the host's $host_lspci devices too" "$((host_lspci + want + hcas))" "$r"
 	r=$(timeout 30 "$in_cgroup" "$O" lspci -D -d 10de: | wc -l)
 	check_eq "$p: outside the targets lspci -d 10de: lists nothing" 0 "$r"
 	xml=$(timeout 60 "$in_cgroup" "$T" lstopo-no-graphics --of xml 2>/dev/null)
