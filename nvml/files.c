@@ -176,6 +176,7 @@ int nvml_load_device(const char *bdf, struct nvmlDevice_st *d)
 	nvml_extra_value(extra, "cc_minor", v, sizeof(v));
 	d->cc_minor = (unsigned)atoi(v);
 	read_nvlinks(extra, d);
+	nvml_load_mig(extra, d);
 	nvml_load_telemetry(d);
 	return 0;
 }

@@ -5,8 +5,29 @@
 
 #include "internal.h"
 
-API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int n) { NEED_DEV(d); return nvml_copy_str(s, n, d->name); }
-API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int n) { NEED_DEV(d); return nvml_copy_str(s, n, d->uuid); }
+API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int n)
+{
+	struct nvm_mig_dev *mg = nvml_mig_of(d);
+	char name[128];
+
+	if (mg) {
+		/* "NVIDIA A100-SXM4-40GB MIG 3g.20gb", as NVML names a MIG device */
+		snprintf(name, sizeof(name), "%s MIG %s", mg->parent->name, mg->profile);
+		return nvml_copy_str(s, n, name);
+	}
+	NEED_DEV(d);
+	return nvml_copy_str(s, n, d->name);
+}
+
+API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int n)
+{
+	struct nvm_mig_dev *mg = nvml_mig_of(d);
+
+	if (mg)
+		return nvml_copy_str(s, n, mg->uuid);
+	NEED_DEV(d);
+	return nvml_copy_str(s, n, d->uuid);
+}
 API nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t d, char *s, unsigned int n) { NEED_DEV(d); return nvml_copy_str(s, n, d->vbios); }
 
 API nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *s, unsigned int n)

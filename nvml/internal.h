@@ -70,6 +70,20 @@ struct nvm_telemetry {
 	struct nvm_health health;
 };
 
+#define NVM_MIG_MAX 7
+
+/* A MIG device: a GPU instance of a GPU with MIG on, with the one compute
+ * instance spanning it (mig.c). Its handle points here, never into
+ * nvml_devs, so the calls that take only whole GPUs refuse it. */
+struct nvm_mig_dev {
+	struct nvmlDevice_st *parent;
+	unsigned gi, ci;
+	char profile[16];         /* "3g.20gb" */
+	unsigned profile_id, slices, memory_mb;
+	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas;
+	char uuid[48];            /* MIG-..., from the parent's and the instance's */
+};
+
 struct nvmlDevice_st {
 	unsigned minor;
 	char bus_id[16]; /* 0008:06:00.0 */
@@ -85,7 +99,15 @@ struct nvmlDevice_st {
 	struct nvm_link links[NVML_NVLINK_MAX_LINKS];
 	struct nvm_telemetry tel;
 	char procs_text[2048];   /* the profile's "process=" lines */
+	bool mig_on, mig_pending;
+	unsigned nmig;
+	struct nvm_mig_dev mig[NVM_MIG_MAX];
 };
+
+/* The MIG device handle h is, or NULL (mig.c). */
+struct nvm_mig_dev *nvml_mig_of(nvmlDevice_t h);
+/* A GPU's "mig=" and "mig_gi=" lines of its driver file into d (mig.c). */
+void nvml_load_mig(const char *extra, struct nvmlDevice_st *d);
 
 /* The library's state: set by nvmlInit (under nvml_lock), read by every
  * other call once nvml_refcount is above 0. */

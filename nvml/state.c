@@ -7,6 +7,14 @@
 
 API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 {
+	struct nvm_mig_dev *mg = nvml_mig_of(d);
+
+	if (mg && m) {
+		/* A MIG device's own memory, none of it in use. */
+		m->total = m->free = (unsigned long long)mg->memory_mb << 20;
+		m->used = 0;
+		return NVML_SUCCESS;
+	}
 	NEED_DEV(d);
 	if (!m)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -22,6 +30,13 @@ API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 
 API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
 {
+	struct nvm_mig_dev *mg = nvml_mig_of(d);
+
+	if (mg && m && m->version == nvmlMemory_v2) {
+		m->total = m->free = (unsigned long long)mg->memory_mb << 20;
+		m->reserved = m->used = 0;
+		return NVML_SUCCESS;
+	}
 	NEED_DEV(d);
 	if (!m)
 		return NVML_ERROR_INVALID_ARGUMENT;

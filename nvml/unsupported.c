@@ -1,29 +1,10 @@
-/* What a profile has no value for: MIG instances, per-process
- * utilization. MIG mode is reported disabled; the rest answers
- * NOT_SUPPORTED, as NVML does on GPUs that lack the feature, and which
- * Slurm's gpu/nvml plugin copes with. */
+/* What a profile has no value for: per-process utilization, and what an
+ * H200 lacks; these answer NOT_SUPPORTED, as NVML does on GPUs that lack
+ * the feature, and which Slurm's gpu/nvml plugin copes with. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
-
-API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pending)
-{
-	NEED_DEV(d);
-	if (!cur || !pending)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	*cur = *pending = NVML_DEVICE_MIG_DISABLE;
-	return NVML_SUCCESS;
-}
-
-API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count)
-{
-	NEED_DEV(d);
-	if (!count)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	*count = 0;
-	return NVML_SUCCESS;
-}
 
 #define UNSUPPORTED(name, ...)                                                 \
 	API nvmlReturn_t name(nvmlDevice_t d, __VA_ARGS__)                     \
@@ -31,11 +12,6 @@ API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *co
 		NEED_DEV(d);                                                   \
 		return NVML_ERROR_NOT_SUPPORTED;                               \
 	}
-UNSUPPORTED(nvmlDeviceGetMigDeviceHandleByIndex, unsigned int i, nvmlDevice_t *m)
-UNSUPPORTED(nvmlDeviceGetGpuInstanceId, unsigned int *id)
-UNSUPPORTED(nvmlDeviceGetComputeInstanceId, unsigned int *id)
-UNSUPPORTED(nvmlDeviceGetAttributes, nvmlDeviceAttributes_t *a)
-UNSUPPORTED(nvmlDeviceGetAttributes_v2, nvmlDeviceAttributes_t *a)
 UNSUPPORTED(nvmlDeviceGetProcessUtilization, nvmlProcessUtilizationSample_t *samples, unsigned int *count,
 	    unsigned long long since)
 
@@ -50,22 +26,6 @@ UNSUPPORTED(nvmlDeviceGetVgpuHeterogeneousMode, nvmlVgpuHeterogeneousMode_t *mod
 
 /* Linux has no driver models (a Windows notion). */
 UNSUPPORTED(nvmlDeviceGetDriverModel, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
-
-/* No MIG: no handle is a MIG device's. */
-API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t d, unsigned int *is_mig)
-{
-	NEED_DEV(d);
-	if (!is_mig)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	*is_mig = 0;
-	return NVML_SUCCESS;
-}
-
-API nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig, nvmlDevice_t *d)
-{
-	NEED_DEV(mig);
-	return NVML_ERROR_INVALID_ARGUMENT;
-}
 
 /* No MPS server runs on a mock GPU. */
 static nvmlReturn_t no_mps(nvmlDevice_t d, unsigned int *count)

@@ -89,6 +89,34 @@ struct nvm_telemetry {
 	int opmode_current, opmode_pending; /* NVML's all_on 0, compute 1, low_dp 2; -1: N/A */
 };
 
+#define NVM_MIG_MAX_GI 7 /* GPU instances on a 7-slice board */
+
+/* One of a board's MIG GPU instance profiles (mig.c's tables). */
+struct nvm_mig_profile {
+	const char *name;        /* "3g.20gb" */
+	unsigned id;             /* the ID column of nvidia-smi mig -lgip */
+	unsigned slices;         /* compute slices, of 7 */
+	unsigned size;           /* memory units, of 8; starts are multiples of it */
+	unsigned starts;         /* how many placements: start = k * size, k < starts */
+	unsigned memory_mb;
+	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas;
+};
+
+/* A GPU instance, with the one compute instance spanning it (id 0). */
+struct nvm_mig_gi {
+	unsigned id;             /* GPU instance id: from its placement (mig.c) */
+	unsigned start;          /* first memory unit */
+	const struct nvm_mig_profile *profile;
+};
+
+/* A GPU's MIG state: mode, and its GPU instances. */
+struct nvm_mig {
+	bool capable;            /* the board has a MIG table (mig.c) */
+	bool enabled, pending;   /* mode current, pending */
+	unsigned ngi;
+	struct nvm_mig_gi gi[NVM_MIG_MAX_GI];
+};
+
 struct nvm_gpu {
 	unsigned index;
 	char name[96];
@@ -114,6 +142,7 @@ struct nvm_gpu {
 	int root;                /* index into nvm_model.roots */
 	struct nvm_fault fault;
 	struct nvm_telemetry tel;
+	struct nvm_mig mig;
 	int line, col;           /* where the device is in the profile */
 };
 

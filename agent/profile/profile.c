@@ -5,8 +5,9 @@
  *   pcie_topology: {cores_per_numa, root_complexes: [{id, numa_node, cpu_affinity, devices}]}
  *   nvlink: {version, links_per_gpu, switch_support, switches, peers}
  *   infiniband: {enabled, hca_type, fw_version, ..., hcas_per_gpu} (infiniband.c)
+ *   devices[i].mig, device_defaults.mig: {mode_current, gpu_instances} (mig.c)
  *   devices[i].failure, device_defaults.failure: {mode, xid} (fault.c)
- * Keys it does not use (fabric, mig, ...) are ignored, as Mokka's own
+ * Keys it does not use (fabric, ...) are ignored, as Mokka's own
  * profiles carry many of them. */
 #include "profile/profile.h"
 
@@ -152,6 +153,7 @@ static int parse_document(struct ydoc *y, unsigned gpus, struct nvm_model *m)
 	for (unsigned i = 0; i < m->ngpus; i++)
 		if (parse_device(y, ydoc_seq_at(y, devices, i), defaults, i, m->driver_version,
 				 &m->gpus[i]) ||
+		    parse_mig(y, ydoc_seq_at(y, devices, i), defaults, i, &m->gpus[i]) ||
 		    parse_failure(y, ydoc_seq_at(y, devices, i), defaults, m, i) ||
 		    parse_telemetry(y, ydoc_seq_at(y, devices, i), defaults, m, i))
 			return -1;

@@ -16,6 +16,11 @@ int parse_roots(struct ydoc *y, yaml_node_t *topo, unsigned ndevices_listed,
 		struct nvm_model *m);
 /* nvlink: {version, links_per_gpu, switch_support, switches, peers}. */
 int parse_nvlink(struct ydoc *y, yaml_node_t *nvlink, struct nvm_model *m);
+/* devices[i].mig, else device_defaults.mig: mode and GPU instances, on
+ * the board's MIG profile table (mig.c); after parse_device (the name
+ * picks the board). */
+int parse_mig(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, unsigned i,
+	      struct nvm_gpu *g);
 /* infiniband: the HCAs beside the GPUs, placed on their root complexes
  * (so after parse_roots); m->node_name too (infiniband.c). */
 int parse_infiniband(struct ydoc *y, yaml_node_t *ib, struct nvm_model *m);

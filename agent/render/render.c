@@ -92,6 +92,17 @@ int render_devices(const struct nvm_model *m, const char *tree)
 	    make_node(caps, "nvidia-cap1", m->caps_major, 1, 0400) ||
 	    make_node(caps, "nvidia-cap2", m->caps_major, 2, 0444))
 		return -1;
+	/* A MIG instance's access nodes, GPU instance and compute instance. */
+	for (unsigned i = 0; i < m->ngpus; i++)
+		for (unsigned k = 0; m->gpus[i].mig.enabled && k < m->gpus[i].mig.ngi; k++)
+			for (int ci = -1; ci <= 0; ci++) {
+				unsigned minor = render_mig_minor(m->gpus[i].minor,
+								  m->gpus[i].mig.gi[k].id, ci);
+
+				snprintf(name, sizeof(name), "nvidia-cap%u", minor);
+				if (make_node(caps, name, m->caps_major, minor, 0444))
+					return -1;
+			}
 	return render_ib_devices(m, tree);
 }
 
@@ -247,7 +258,7 @@ static int render_own_fs(const struct nvm_model *m, const struct render_opts *o,
 		rmdir(o->root);
 		return -1;
 	}
-	if (render_proc(m, o->root) || render_sysfs(m, o, o->root) ||
+	if (render_proc(m, o->root) || render_mig(m, o->root) || render_sysfs(m, o, o->root) ||
 	    (o->device_nodes && render_devices(m, o->root)) || render_userspace(o, o->root) ||
 	    render_aliases(rules, o->root) ||
 	    fs_printf(o->root, NVM_TREE_MARK, "profile: %s\n", m->profile_path)) {
@@ -281,7 +292,7 @@ int render_tree(const struct nvm_model *m, const struct render_opts *o,
 	if (!mkdtemp(tmp))
 		return nvm_err_r(-1, "mkdtemp %s: %s", tmp, strerror(errno));
 	chmod(tmp, 0755);
-	if (render_proc(m, tmp) || render_sysfs(m, o, tmp) ||
+	if (render_proc(m, tmp) || render_mig(m, tmp) || render_sysfs(m, o, tmp) ||
 	    (o->device_nodes && render_devices(m, tmp)) || render_userspace(o, tmp) ||
 	    render_aliases(rules, tmp) ||
 	    fs_printf(tmp, NVM_TREE_MARK, "profile: %s\n", m->profile_path))

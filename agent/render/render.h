@@ -49,6 +49,13 @@ int render_proc(const struct nvm_model *m, const char *tree);
 int render_sysfs(const struct nvm_model *m, const struct render_opts *o,
 		 const char *tree);
 int render_devices(const struct nvm_model *m, const char *tree);
+/* The MIG files (render_mig.c): capabilities, nvidia-caps/mig-minors;
+ * nothing unless a GPU has MIG on (render_has_mig). */
+int render_mig(const struct nvm_model *m, const char *tree);
+bool render_has_mig(const struct nvm_model *m);
+/* The nvidia-caps minor of GPU instance gi (ci < 0) or of its compute
+ * instance ci, on the GPU of minor gpu_minor, as mig-minors lists it. */
+unsigned render_mig_minor(unsigned gpu_minor, unsigned gi, int ci);
 /* /dev/infiniband: the HCAs' uverbs, umad and issm nodes and rdma_cm. */
 int render_ib_devices(const struct nvm_model *m, const char *tree);
 int render_aliases(const struct nvm_rules *rs, const char *tree);

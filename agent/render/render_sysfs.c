@@ -221,6 +221,30 @@ static void nvlink_line(const struct nvm_model *m, unsigned i, char *out, size_t
 			 nv->switched ? nv->links - used : 0);
 }
 
+/* GPU g's MIG for NVML: "mig=1 1\nmig_gi=ID:NAME:PROFILE_ID:SLICES:START:SIZE:MB:SMS:CE:DEC:ENC:JPG:OFA
+ * ...\n" (mode current and pending, then each GPU instance); nothing with
+ * MIG off, so such a GPU's file is as before. */
+static void mig_line(const struct nvm_gpu *g, char *out, size_t len)
+{
+	size_t at;
+
+	out[0] = '\0';
+	if (!g->mig.enabled && !g->mig.pending)
+		return;
+	at = (size_t)snprintf(out, len, "mig=%d %d\nmig_gi=", g->mig.enabled, g->mig.pending);
+	for (unsigned k = 0; k < g->mig.ngi && at < len; k++) {
+		const struct nvm_mig_gi *gi = &g->mig.gi[k];
+		const struct nvm_mig_profile *p = gi->profile;
+
+		at += (size_t)snprintf(out + at, len - at, "%s%u:%s:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u",
+				       k ? " " : "", gi->id, p->name, p->id, p->slices, gi->start,
+				       p->size, p->memory_mb, p->sms, p->copy_engines, p->decoders,
+				       p->encoders, p->jpegs, p->ofas);
+	}
+	if (at < len)
+		snprintf(out + at, len - at, "\n");
+}
+
 size_t render_gpu_state_text(const struct nvm_gpu *g, char *buf, size_t len)
 {
 	const struct nvm_fault *f = &g->fault;
@@ -252,15 +276,18 @@ static int render_nvml_extras(const struct nvm_model *m, const char *tree)
 		char links[NVM_MAX_GPUS * 20];
 
 		nvlink_line(m, i, links, sizeof(links));
-		char state[1024], name[64];
+		char state[1024], name[64], mig[1024];
+
+		mig_line(g, mig, sizeof(mig));
 
 		if (fs_printf(dir, g->bus_id,
 			      "index=%u\nname=%s\nbrand=%s\narchitecture=%s\nserial=%s\n"
 			      "board_part_number=%s\nmemory_total=%llu\nmemory_reserved=%llu\n"
-			      "cc_major=%u\ncc_minor=%u\n%s",
+			      "cc_major=%u\ncc_minor=%u\n%s%s",
 			      g->index, g->name, g->brand, g->architecture, g->serial,
 			      g->board_part_number, (unsigned long long)g->memory_total,
-			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor, links))
+			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor, links,
+			      mig))
 			return -1;
 		snprintf(name, sizeof(name), "%s.state", g->bus_id);
 		if (fs_write(dir, name, state, render_gpu_state_text(g, state, sizeof(state)), 0444))

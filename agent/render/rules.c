@@ -1,4 +1,5 @@
 #include "render/rules.h"
+#include "render/render.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +112,8 @@ static void collect(const struct nvm_model *m, bool device_nodes, bool userspace
 	}
 	if (device_nodes)
 		collect_gpu_nodes(m, rs);
+	if (render_has_mig(m))
+		add(rs, NVM_RULE_DIR, "/proc/driver/nvidia-caps", "g", "proc/driver/nvidia-caps", 0);
 	/* NCCL's PCI walk goes through the buses' class links (pci_bus.c). */
 	add(rs, NVM_RULE_DIR, "/sys/class/pci_bus", "q", "sys/class/pci_bus", 0);
 	if (m->ib.nhcas)

@@ -37,6 +37,8 @@
 	X(accounting, nvmlDeviceGetAccountingMode)                               \
 	X(accounting_size, nvmlDeviceGetAccountingBufferSize)                    \
 	X(mig, nvmlDeviceGetMigMode)                                             \
+	X(mig_max, nvmlDeviceGetMaxMigDeviceCount)                               \
+	X(mig_handle, nvmlDeviceGetMigDeviceHandleByIndex)                       \
 	X(ecc_mode, nvmlDeviceGetEccMode)                                        \
 	X(ecc_total, nvmlDeviceGetTotalEccErrors)                                \
 	X(ecc_count, nvmlDeviceGetMemoryErrorCounter)                            \

@@ -99,6 +99,29 @@ static unsigned pick_gpus(const struct smi_api *api, unsigned count, const bool 
 	return n;
 }
 
+/* A GPU's MIG devices, under it as nvidia-smi -L lists them:
+ * "  MIG 3g.20gb     Device  0: (UUID: MIG-...)". */
+static void list_mig(const struct smi_api *api, nvmlDevice_t d)
+{
+	unsigned cur, pending, max = 0;
+
+	if (SMI(api, mig, d, &cur, &pending) != NVML_SUCCESS || cur != NVML_DEVICE_MIG_ENABLE ||
+	    SMI(api, mig_max, d, &max) != NVML_SUCCESS)
+		return;
+	for (unsigned k = 0; k < max; k++) {
+		char name[128] = "", uuid[96] = "";
+		const char *mig;
+		nvmlDevice_t m;
+
+		if (SMI(api, mig_handle, d, k, &m) != NVML_SUCCESS)
+			break;
+		SMI(api, name, m, name, sizeof(name));
+		SMI(api, uuid, m, uuid, sizeof(uuid));
+		mig = strstr(name, "MIG ") ? strstr(name, "MIG ") : name;
+		printf("  %-16sDevice %2u: (UUID: %s)\n", mig, k, uuid);
+	}
+}
+
 static int list(const struct smi_api *api, const struct smi_gpu *gpus, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -107,6 +130,7 @@ static int list(const struct smi_api *api, const struct smi_gpu *gpus, unsigned 
 		SMI(api, name, gpus[i].dev, name, sizeof(name));
 		SMI(api, uuid, gpus[i].dev, uuid, sizeof(uuid));
 		printf("GPU %u: %s (UUID: %s)\n", gpus[i].index, name, uuid);
+		list_mig(api, gpus[i].dev);
 	}
 	return 0;
 }

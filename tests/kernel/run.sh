@@ -341,11 +341,17 @@ r=$("$nvm" status --root "$ROOT")
 check_has "status prints the counters" "rewritten" "$r"
 
 echo "== idle"
-# Idle is no request for a second first: a reader of the stress still
-# ending, or the service polling on after its last answer, is work.
+# Idle is no target process and no request for a second first: a reader of
+# the stress still ending, or the service polling on after its last answer,
+# is work. What is left is named, then killed.
+left=$(find "$T" -name cgroup.procs -exec cat {} + 2>/dev/null | tr '\n' ' ')
+if [ -n "$left" ]; then
+	echo "note: left in the target after the stress: $(for p in $left; do printf '%s(%s) ' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done)"
+	kill -KILL $left 2>/dev/null
+fi
 settled() {
 	last=-1
-	for _ in $(seq 1 20); do
+	for _ in $(seq 1 60); do
 		n=$(status_field "$ROOT" agent requests)
 		[ "$n" = "$last" ] && return 0
 		last=$n

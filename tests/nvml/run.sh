@@ -188,6 +188,7 @@ fi
 if [ -n "${smi_bin:-}" ] && [ -x "$smi_bin" ]; then
 	. tests/nvml/smi_forms.sh
 fi
+. tests/nvml/mig.sh
 . tests/nvml/nvtop.sh
 
 echo "== bad run-time sections"

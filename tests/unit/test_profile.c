@@ -214,6 +214,21 @@ static const struct bad_case bad[] = {
 	  "infiniband.guid_prefix: \"9b88c2:03zz\": expected hex digits" },
 	{ "infiniband: too many HCAs", SYS DEF "devices:\n" DEV("0", "0000:01:00.0")
 	  "infiniband: {enabled: true, hcas_per_gpu: 9}\n", "infiniband.hcas_per_gpu: 9 is out of range" },
+	{ "mig: a profile the board lacks", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, gpu_instances: [{profile: 3g.40gb}]}}\n",
+	  "devices[0].mig.gpu_instances[0]: \"3g.40gb\": not a profile of this board (1g.5gb (19), 2g.10gb (14), 3g.20gb (9), 4g.20gb (5), 7g.40gb (0))" },
+	{ "mig: more slices than the board has", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, gpu_instances: [{profile: 4g.20gb}, {profile: 2g.10gb, count: 2}]}}\n",
+	  "devices[0].mig.gpu_instances[1]: 2g.10gb: more compute slices than the board's 7" },
+	{ "mig: a placement taken", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, instances: [{profile: 3g.20gb, placement_start: 0}, {profile: 1g.5gb, placement_start: 2}]}}\n",
+	  "devices[0].mig.instances[1]: 1g.5gb: that placement is taken or not one of the profile's" },
+	{ "mig: instances with MIG off", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {gpu_instances: [{profile: 1g.5gb}]}}\n",
+	  "devices[0].mig: instances need mode_current: enabled" },
+	{ "mig: a board without a table", SYS DEF "devices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, gpu_instances: [{profile: 1g.5gb}]}}\n",
+	  "devices[0].mig: nvmirage has no MIG profile table for \"X\"" },
 	{ "num_devices too large", "system: {driver_version: \"570.1\", num_devices: 3}\n" DEF "devices:\n" DEV("0", "0000:01:00.0"),
 	  "system.num_devices: 3, but only 1 devices are listed" },
 };
@@ -345,6 +360,31 @@ static void infiniband_hcas_beside_their_gpus(void **state)
 	unsetenv("NODE_NAME");
 }
 
+/* MIG by count: placed as the driver would (wide at the top, narrow at the
+ * bottom), GPU instance ids from the placements, listed by id. */
+static void mig_layout_by_count(void **state)
+{
+	static const char y[] = SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\n"
+		"devices:\n  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled,"
+		" gpu_instances: [{profile: 1g.5gb, count: 2}, {profile: 3g.20gb}, {profile_id: 14}]}}\n"
+		"  - {minor_number: 1, pci: {bus_id: \"0000:02:00.0\"}}\n";
+	static const unsigned ids[] = { 2, 3, 9, 10 }, starts[] = { 4, 0, 2, 3 };
+	static const char *const names[] = { "3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb" };
+	static struct nvm_model m;
+
+	(void)state;
+	assert_int_equal(profile_parse("mig.yaml", y, sizeof(y) - 1, 0, &m), 0);
+	assert_true(m.gpus[0].mig.enabled && m.gpus[0].mig.pending && m.gpus[0].mig.capable);
+	assert_int_equal(m.gpus[0].mig.ngi, 4);
+	for (unsigned k = 0; k < 4; k++) {
+		assert_int_equal(m.gpus[0].mig.gi[k].id, ids[k]);
+		assert_int_equal(m.gpus[0].mig.gi[k].start, starts[k]);
+		assert_string_equal(m.gpus[0].mig.gi[k].profile->name, names[k]);
+	}
+	assert_false(m.gpus[1].mig.enabled);
+	assert_int_equal(m.gpus[1].mig.ngi, 0);
+}
+
 static void more_than_64_gpus_is_refused(void **state)
 {
 	static struct nvm_model m;
@@ -388,6 +428,7 @@ int main(void)
 		cmocka_unit_test(num_devices_and_gpus_cut_the_list),
 		cmocka_unit_test(each_bad_input_names_file_line_and_key),
 		cmocka_unit_test(infiniband_hcas_beside_their_gpus),
+		cmocka_unit_test(mig_layout_by_count),
 		cmocka_unit_test(nvlink_peers_and_switches),
 		cmocka_unit_test(telemetry_sections_and_overrides),
 		cmocka_unit_test(more_than_64_gpus_is_refused),

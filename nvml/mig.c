@@ -1,0 +1,189 @@
+/* MIG: the mode of each GPU, its MIG devices (a GPU instance with the one
+ * compute instance spanning it), and what NVML says of them, from the
+ * GPU's driver file ("mig=" and "mig_gi=" lines, as the agent rendered
+ * the profile's layout). A MIG device's handle is one of its parent's
+ * nvm_mig_dev entries; the calls that take whole GPUs only refuse it. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct nvm_mig_dev *nvml_mig_of(nvmlDevice_t h)
+{
+	if (!nvml_refcount || !h)
+		return NULL;
+	for (unsigned i = 0; i < nvml_ndev; i++) {
+		struct nvmlDevice_st *d = &nvml_devs[i];
+
+		if ((void *)h >= (void *)d->mig && (void *)h < (void *)(d->mig + d->nmig)) {
+			struct nvm_mig_dev *m = (struct nvm_mig_dev *)(void *)h;
+
+			/* The GPU may have moved into nvml_devs after loading. */
+			m->parent = d;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+static uint64_t fnv1a64(const char *s, uint64_t h)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* "MIG-" and a UUID made from the parent's and the instance's ids: the
+ * same in every process, different for every instance. */
+static void mig_uuid(struct nvm_mig_dev *m)
+{
+	char key[96];
+	uint64_t a, b;
+
+	snprintf(key, sizeof(key), "%s/%u/%u", m->parent->uuid, m->gi, m->ci);
+	a = fnv1a64(key, 14695981039346656037ull);
+	b = fnv1a64(key, a);
+	snprintf(m->uuid, sizeof(m->uuid), "MIG-%08x-%04x-%04x-%04x-%012llx", (unsigned)(a >> 32),
+		 (unsigned)(a >> 16) & 0xffff, (unsigned)(0x4000 | (a & 0x0fff)),
+		 (unsigned)(0x8000 | ((b >> 48) & 0x3fff)), (unsigned long long)(b & 0xffffffffffffull));
+}
+
+void nvml_load_mig(const char *extra, struct nvmlDevice_st *d)
+{
+	char mode[16], list[1024], *save = NULL;
+	int on = 0, pending = 0;
+
+	d->mig_on = d->mig_pending = false;
+	d->nmig = 0;
+	nvml_extra_value(extra, "mig", mode, sizeof(mode));
+	if (sscanf(mode, "%d %d", &on, &pending) != 2)
+		return;
+	d->mig_on = on, d->mig_pending = pending;
+	nvml_extra_value(extra, "mig_gi", list, sizeof(list));
+	for (char *tok = strtok_r(list, " ", &save); tok && d->nmig < NVM_MIG_MAX;
+	     tok = strtok_r(NULL, " ", &save)) {
+		struct nvm_mig_dev *m = &d->mig[d->nmig];
+		unsigned start, size;
+
+		memset(m, 0, sizeof(*m));
+		if (sscanf(tok, "%u:%15[^:]:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u", &m->gi, m->profile,
+			   &m->profile_id, &m->slices, &start, &size, &m->memory_mb, &m->sms,
+			   &m->copy_engines, &m->decoders, &m->encoders, &m->jpegs, &m->ofas) != 13)
+			continue;
+		m->parent = d;
+		mig_uuid(m);
+		d->nmig++;
+	}
+}
+
+API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pending)
+{
+	NEED_DEV(d);
+	if (!cur || !pending)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*cur = d->mig_on ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+	*pending = d->mig_pending ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+	return NVML_SUCCESS;
+}
+
+/* A 7-slice board holds at most 7 MIG devices; none with MIG off. */
+API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count)
+{
+	NEED_DEV(d);
+	if (!count)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*count = d->mig_on ? NVM_MIG_MAX : 0;
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int i,
+						     nvmlDevice_t *mig)
+{
+	NEED_DEV(d);
+	if (!mig)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (!d->mig_on)
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (i >= d->nmig)
+		return NVML_ERROR_NOT_FOUND;
+	*mig = (nvmlDevice_t)(void *)&d->mig[i];
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t d, unsigned int *is_mig)
+{
+	if (!is_mig)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (nvml_mig_of(d)) {
+		*is_mig = 1;
+		return NVML_SUCCESS;
+	}
+	NEED_DEV(d);
+	*is_mig = 0;
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t h, nvmlDevice_t *d)
+{
+	struct nvm_mig_dev *m = nvml_mig_of(h);
+
+	NEED_INIT();
+	if (!m || !d)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*d = m->parent;
+	return NVML_SUCCESS;
+}
+
+/* GPU and compute instance ids: a MIG device's only. */
+static nvmlReturn_t instance_id(nvmlDevice_t h, unsigned int *id, bool gi)
+{
+	struct nvm_mig_dev *m = nvml_mig_of(h);
+
+	if (!m) {
+		NEED_DEV(h);
+		return NVML_ERROR_NOT_SUPPORTED;
+	}
+	if (!id)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*id = gi ? m->gi : m->ci;
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned int *id)
+{
+	return instance_id(h, id, true);
+}
+
+API nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t h, unsigned int *id)
+{
+	return instance_id(h, id, false);
+}
+
+/* What a MIG device is made of (Slurm names its gres type from the slice
+ * counts and memory when the name does not say). */
+API nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t h, nvmlDeviceAttributes_t *a)
+{
+	struct nvm_mig_dev *m = nvml_mig_of(h);
+
+	if (!m) {
+		NEED_DEV(h);
+		return NVML_ERROR_NOT_SUPPORTED;
+	}
+	if (!a)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*a = (nvmlDeviceAttributes_t){
+		.multiprocessorCount = m->sms, .sharedCopyEngineCount = m->copy_engines,
+		.sharedDecoderCount = m->decoders, .sharedEncoderCount = m->encoders,
+		.sharedJpegCount = m->jpegs, .sharedOfaCount = m->ofas,
+		.gpuInstanceSliceCount = m->slices, .computeInstanceSliceCount = m->slices,
+		.memorySizeMB = m->memory_mb,
+	};
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetAttributes(nvmlDevice_t h, nvmlDeviceAttributes_t *a)
+{
+	return nvmlDeviceGetAttributes_v2(h, a);
+}
