@@ -31,7 +31,7 @@ static int by_minor(const void *a, const void *b)
  * cgroup's answer (Slurm's ConstrainDevices, a pod's device list). A node
  * that opens, or fails otherwise (no driver behind it: ENXIO; missing:
  * ENOENT, which NVML running as root would re-create), is not denied. */
-static bool denied(const char *path)
+bool nvml_denied(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 
@@ -79,7 +79,7 @@ static nvmlReturn_t discover(void)
 
 	if (!dir)
 		return NVML_ERROR_DRIVER_NOT_LOADED;
-	if (denied("/dev/nvidiactl")) {
+	if (nvml_denied("/dev/nvidiactl")) {
 		closedir(dir);
 		return NVML_ERROR_UNKNOWN;
 	}
@@ -94,7 +94,7 @@ static nvmlReturn_t discover(void)
 		if (st.health == GPU_EXCLUDED)
 			continue;
 		snprintf(node, sizeof(node), "/dev/nvidia%u", d->minor);
-		if (!denied(node))
+		if (!nvml_denied(node))
 			nvml_ndev++;
 	}
 	closedir(dir);

@@ -104,6 +104,9 @@ struct nvmlDevice_st {
 	struct nvm_mig_dev mig[NVM_MIG_MAX];
 };
 
+/* Whether the device cgroup denies this process the node at path: its
+ * open fails with EPERM (init.c). */
+bool nvml_denied(const char *path);
 /* The MIG device handle h is, or NULL (mig.c). */
 struct nvm_mig_dev *nvml_mig_of(nvmlDevice_t h);
 /* A GPU's "mig=" and "mig_gi=" lines of its driver file into d (mig.c). */

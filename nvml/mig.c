@@ -2,13 +2,16 @@
  * compute instance spanning it), and what NVML says of them, from the
  * GPU's driver file ("mig=" and "mig_gi=" lines, as the agent rendered
  * the profile's layout). A MIG device's handle is one of its parent's
- * nvm_mig_dev entries; the calls that take whole GPUs only refuse it. */
+ * nvm_mig_dev entries; the calls that take whole GPUs only refuse it.
+ * A MIG device whose nvidia-caps nodes the device cgroup denies is not
+ * listed, as NVML lists only the instances a container was given. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "mig_minor.h"
 
 struct nvm_mig_dev *nvml_mig_of(nvmlDevice_t h)
 {
@@ -50,6 +53,23 @@ static void mig_uuid(struct nvm_mig_dev *m)
 		 (unsigned)(0x8000 | ((b >> 48) & 0x3fff)), (unsigned long long)(b & 0xffffffffffffull));
 }
 
+/* Whether this process may open both of m's nvidia-caps nodes (Slurm gives
+ * a job the two of its instance, the container toolkit a container the
+ * same). A node that is missing or has no driver is not denied. */
+static bool mig_allowed(const struct nvmlDevice_st *d, const struct nvm_mig_dev *m)
+{
+	unsigned minors[2] = {nvm_mig_minor(d->minor, m->gi, -1),
+			      nvm_mig_minor(d->minor, m->gi, (int)m->ci)};
+	char node[64];
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(node, sizeof(node), "/dev/nvidia-caps/nvidia-cap%u", minors[i]);
+		if (nvml_denied(node))
+			return false;
+	}
+	return true;
+}
+
 void nvml_load_mig(const char *extra, struct nvmlDevice_st *d)
 {
 	char mode[16], list[1024], *save = NULL;
@@ -73,6 +93,8 @@ void nvml_load_mig(const char *extra, struct nvmlDevice_st *d)
 			   &m->copy_engines, &m->decoders, &m->encoders, &m->jpegs, &m->ofas) != 13)
 			continue;
 		m->parent = d;
+		if (!mig_allowed(d, m))
+			continue;
 		mig_uuid(m);
 		d->nmig++;
 	}

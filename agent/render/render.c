@@ -16,6 +16,7 @@
 
 #include "lib/fsutil.h"
 #include "lib/log.h"
+#include "mig_minor.h"
 
 #define NVIDIA_MAJOR 195
 #define IB_MAJOR 231 /* uverbs, umad, issm */
@@ -96,7 +97,7 @@ int render_devices(const struct nvm_model *m, const char *tree)
 	for (unsigned i = 0; i < m->ngpus; i++)
 		for (unsigned k = 0; m->gpus[i].mig.enabled && k < m->gpus[i].mig.ngi; k++)
 			for (int ci = -1; ci <= 0; ci++) {
-				unsigned minor = render_mig_minor(m->gpus[i].minor,
+				unsigned minor = nvm_mig_minor(m->gpus[i].minor,
 								  m->gpus[i].mig.gi[k].id, ci);
 
 				snprintf(name, sizeof(name), "nvidia-cap%u", minor);

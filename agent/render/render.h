@@ -53,9 +53,6 @@ int render_devices(const struct nvm_model *m, const char *tree);
  * nothing unless a GPU has MIG on (render_has_mig). */
 int render_mig(const struct nvm_model *m, const char *tree);
 bool render_has_mig(const struct nvm_model *m);
-/* The nvidia-caps minor of GPU instance gi (ci < 0) or of its compute
- * instance ci, on the GPU of minor gpu_minor, as mig-minors lists it. */
-unsigned render_mig_minor(unsigned gpu_minor, unsigned gi, int ci);
 /* /dev/infiniband: the HCAs' uverbs, umad and issm nodes and rdma_cm. */
 int render_ib_devices(const struct nvm_model *m, const char *tree);
 int render_aliases(const struct nvm_rules *rs, const char *tree);

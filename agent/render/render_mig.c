@@ -10,11 +10,8 @@
 #include <string.h>
 
 #include "lib/fsutil.h"
+#include "mig_minor.h"
 #include "render/render.h"
-
-#define MIG_GPUS 32  /* the driver's mig-minors names GPUs 0..31 */
-#define MIG_GIS 15   /* GPU instances 0..14 */
-#define MIG_CIS 8    /* compute instances 0..7 */
 
 bool render_has_mig(const struct nvm_model *m)
 {
@@ -22,13 +19,6 @@ bool render_has_mig(const struct nvm_model *m)
 		if (m->gpus[i].mig.enabled)
 			return true;
 	return false;
-}
-
-unsigned render_mig_minor(unsigned gpu_minor, unsigned gi, int ci)
-{
-	/* config 1, monitor 2, then 9 minors per GPU instance: its access,
-	 * then its compute instances'. */
-	return 3 + (gpu_minor * MIG_GIS + gi) * (1 + MIG_CIS) + (ci < 0 ? 0 : 1 + (unsigned)ci);
 }
 
 /* "DeviceFileMinor: N\nDeviceFileMode: M\nDeviceFileModify: 1\n" */
@@ -42,18 +32,18 @@ static int access_file(const char *dir, const char *name, unsigned minor, unsign
 
 static int write_minors(const char *tree)
 {
-	static char text[MIG_GPUS * MIG_GIS * MIG_CIS * 32 + 64];
+	static char text[NVM_MIG_GPUS * NVM_MIG_GIS * NVM_MIG_CIS * 32 + 64];
 	char dir[PATH_MAX];
 	size_t at = (size_t)snprintf(text, sizeof(text), "config 1\nmonitor 2\n");
 
-	for (unsigned g = 0; g < MIG_GPUS; g++)
-		for (unsigned i = 0; i < MIG_GIS; i++) {
+	for (unsigned g = 0; g < NVM_MIG_GPUS; g++)
+		for (unsigned i = 0; i < NVM_MIG_GIS; i++) {
 			at += (size_t)snprintf(text + at, sizeof(text) - at, "gpu%u/gi%u/access %u\n", g,
-					       i, render_mig_minor(g, i, -1));
-			for (int c = 0; c < MIG_CIS; c++)
+					       i, nvm_mig_minor(g, i, -1));
+			for (int c = 0; c < NVM_MIG_CIS; c++)
 				at += (size_t)snprintf(text + at, sizeof(text) - at,
 						       "gpu%u/gi%u/ci%d/access %u\n", g, i, c,
-						       render_mig_minor(g, i, c));
+						       nvm_mig_minor(g, i, c));
 		}
 	snprintf(dir, sizeof(dir), "%s/proc/driver/nvidia-caps", tree);
 	return fs_mkdirs(dir) || fs_write(dir, "mig-minors", text, at, 0444) ? -1 : 0;
@@ -80,10 +70,10 @@ int render_mig(const struct nvm_model *m, const char *tree)
 			unsigned id = g->mig.gi[k].id;
 
 			snprintf(dir, sizeof(dir), "%s/gpu%u/mig/gi%u", caps, g->minor, id);
-			if (access_file(dir, "access", render_mig_minor(g->minor, id, -1), 292))
+			if (access_file(dir, "access", nvm_mig_minor(g->minor, id, -1), 292))
 				return -1;
 			snprintf(dir, sizeof(dir), "%s/gpu%u/mig/gi%u/ci0", caps, g->minor, id);
-			if (access_file(dir, "access", render_mig_minor(g->minor, id, 0), 292))
+			if (access_file(dir, "access", nvm_mig_minor(g->minor, id, 0), 292))
 				return -1;
 		}
 	}

@@ -322,5 +322,27 @@ check_eq "nvidia-uvm denied: all 4 GPUs, as before" "$(cat tests/nvml/gb300-L.tx
 r=$(timeout 20 "$in_cgroup" "$T/juvm" head -c 1 /dev/nvidia-uvm 2>&1)
 check_has "open /dev/nvidia-uvm: EPERM" "Operation not permitted" "$r"
 stop_agent
+
+# MIG under a device cgroup: a job given one instance's two nvidia-caps
+# nodes (and its GPU's node) sees that instance alone, as a container the
+# toolkit gave one MIG device does (a100-mig: GPU 0's instances 2, 3, 9, 10
+# have minors 21/22, 30/31, 84/85, 93/94).
+check "agent starts with a100-mig" start_agent "$LOGS/agent-mig.log" --profile a100-mig \
+	--device-nodes --cgroup "$T" --root $ROOT
+caps=$(sed -n 's/.*nvidia-uvm-tools (\([0-9]*\)), nvidia-caps.*(\([0-9]*\): the first.*/\2/p' "$LOGS/agent-mig.log")
+mig_lines() { smi_in "$1" -L | sed -n 's/^  MIG \([0-9g.]*gb\) *Device *\([0-9]*\).*/\1 \2/p' | paste -sd,; }
+check_eq "only nvidia-uvm denied: GPU 0's 4 MIG devices" "3g.20gb 0,2g.10gb 1,1g.5gb 2,1g.5gb 3" "$(mig_lines juvm)"
+job jmig "$caps:21" "$caps:22" "$caps:84" "$caps:85" "$caps:93" "$caps:94" 195:1 195:2 195:3 195:4 195:5 195:6 195:7
+r=$(smi_in jmig -L)
+check_eq "the caps of 3 instances and GPUs 1-7 denied: GPU 0 with its 2g.10gb alone, as MIG device 0" \
+	"2g.10gb 0" "$(mig_lines jmig)"
+check_eq "and no other GPU" 1 "$(echo "$r" | grep -c '^GPU ')"
+r2=$(smi_in juvm -L | grep '2g.10gb')
+check_eq "with the UUID it has when nothing is denied" "$(echo "$r2" | sed 's/Device  *1/Device  0/')" \
+	"$(echo "$r" | grep '2g.10gb')"
+job jmigci "$caps:31"
+check_eq "only the 2g.10gb's compute instance node denied: it is gone, the other 3 stay" \
+	"3g.20gb 0,1g.5gb 1,1g.5gb 2" "$(mig_lines jmigci)"
+stop_agent
 check_node_clean
 summary
