@@ -20,6 +20,7 @@ started=$(date +%s)
 . tests/e2e/slurm_lib.sh
 . tests/e2e/slurm.sh
 . tests/e2e/slurm_devices.sh
+. tests/e2e/slurm_mig.sh
 . tests/e2e/slurm_faults.sh
 
 echo "e2e stage took $(( $(date +%s) - started )) s"
