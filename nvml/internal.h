@@ -71,6 +71,15 @@ struct nvm_telemetry {
 };
 
 #define NVM_MIG_MAX 7
+#define NVM_MIG_PROFILES 8
+
+/* One of the board's GPU instance profiles, as the agent rendered its
+ * table ("mig_profiles=", see mig.c). */
+struct nvm_mig_prof {
+	char name[16];            /* "3g.20gb" */
+	unsigned id, slices, size, starts, memory_mb;
+	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas;
+};
 
 /* A MIG device: a GPU instance of a GPU with MIG on, with the one compute
  * instance spanning it (mig.c). Its handle points here, never into
@@ -81,6 +90,7 @@ struct nvm_mig_dev {
 	char profile[16];         /* "3g.20gb" */
 	unsigned profile_id, slices, memory_mb;
 	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas;
+	unsigned start, size;     /* its placement, in memory units */
 	char uuid[48];            /* MIG-..., from the parent's and the instance's */
 };
 
@@ -102,6 +112,9 @@ struct nvmlDevice_st {
 	bool mig_on, mig_pending;
 	unsigned nmig;
 	struct nvm_mig_dev mig[NVM_MIG_MAX];
+	unsigned nmigp;
+	struct nvm_mig_prof migp[NVM_MIG_PROFILES];
+	unsigned mig_used_units, mig_used_slices; /* by every GPU instance, listed or not */
 };
 
 /* Whether the device cgroup denies this process the node at path: its
@@ -109,6 +122,8 @@ struct nvmlDevice_st {
 bool nvml_denied(const char *path);
 /* The MIG device handle h is, or NULL (mig.c). */
 struct nvm_mig_dev *nvml_mig_of(nvmlDevice_t h);
+/* The board's profile of that driver profile id, or NULL (mig.c). */
+const struct nvm_mig_prof *nvml_mig_prof(const struct nvmlDevice_st *d, unsigned id);
 /* A GPU's "mig=" and "mig_gi=" lines of its driver file into d (mig.c). */
 void nvml_load_mig(const char *extra, struct nvmlDevice_st *d);
 

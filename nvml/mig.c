@@ -1,7 +1,7 @@
 /* MIG: the mode of each GPU, its MIG devices (a GPU instance with the one
  * compute instance spanning it), and what NVML says of them, from the
- * GPU's driver file ("mig=" and "mig_gi=" lines, as the agent rendered
- * the profile's layout). A MIG device's handle is one of its parent's
+ * GPU's driver file ("mig=", "mig_profiles=" and "mig_gi=" lines, as the
+ * agent rendered the board's profiles and the layout). A MIG device's handle is one of its parent's
  * nvm_mig_dev entries; the calls that take whole GPUs only refuse it.
  * A MIG device whose nvidia-caps nodes the device cgroup denies is not
  * listed, as NVML lists only the instances a container was given. */
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "mig_layout.h"
 #include "mig_minor.h"
 
 struct nvm_mig_dev *nvml_mig_of(nvmlDevice_t h)
@@ -70,29 +71,65 @@ static bool mig_allowed(const struct nvmlDevice_st *d, const struct nvm_mig_dev 
 	return true;
 }
 
+const struct nvm_mig_prof *nvml_mig_prof(const struct nvmlDevice_st *d, unsigned id)
+{
+	for (unsigned k = 0; k < d->nmigp; k++)
+		if (d->migp[k].id == id)
+			return &d->migp[k];
+	return NULL;
+}
+
+/* "mig_profiles=NAME:ID:SLICES:SIZE:STARTS:MB:SMS:CE:DEC:ENC:JPG:OFA ..." */
+static void load_profiles(const char *extra, struct nvmlDevice_st *d)
+{
+	char list[1024], *save = NULL;
+
+	d->nmigp = 0;
+	nvml_extra_value(extra, "mig_profiles", list, sizeof(list));
+	for (char *tok = strtok_r(list, " ", &save); tok && d->nmigp < NVM_MIG_PROFILES;
+	     tok = strtok_r(NULL, " ", &save)) {
+		struct nvm_mig_prof *p = &d->migp[d->nmigp];
+
+		if (sscanf(tok, "%15[^:]:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u", p->name, &p->id,
+			   &p->slices, &p->size, &p->starts, &p->memory_mb, &p->sms, &p->copy_engines,
+			   &p->decoders, &p->encoders, &p->jpegs, &p->ofas) == 12 &&
+		    p->slices && p->slices <= NVM_MIG_SLICES && p->size && p->size <= NVM_MIG_UNITS)
+			d->nmigp++;
+	}
+}
+
 void nvml_load_mig(const char *extra, struct nvmlDevice_st *d)
 {
 	char mode[16], list[1024], *save = NULL;
 	int on = 0, pending = 0;
 
 	d->mig_on = d->mig_pending = false;
-	d->nmig = 0;
+	d->nmig = d->nmigp = d->mig_used_units = d->mig_used_slices = 0;
 	nvml_extra_value(extra, "mig", mode, sizeof(mode));
 	if (sscanf(mode, "%d %d", &on, &pending) != 2)
 		return;
 	d->mig_on = on, d->mig_pending = pending;
+	load_profiles(extra, d);
+	/* "mig_gi=GI_ID:PROFILE_ID:START ...", by GPU instance id */
 	nvml_extra_value(extra, "mig_gi", list, sizeof(list));
 	for (char *tok = strtok_r(list, " ", &save); tok && d->nmig < NVM_MIG_MAX;
 	     tok = strtok_r(NULL, " ", &save)) {
 		struct nvm_mig_dev *m = &d->mig[d->nmig];
-		unsigned start, size;
+		const struct nvm_mig_prof *p;
+		unsigned pid;
 
 		memset(m, 0, sizeof(*m));
-		if (sscanf(tok, "%u:%15[^:]:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u", &m->gi, m->profile,
-			   &m->profile_id, &m->slices, &start, &size, &m->memory_mb, &m->sms,
-			   &m->copy_engines, &m->decoders, &m->encoders, &m->jpegs, &m->ofas) != 13)
+		if (sscanf(tok, "%u:%u:%u", &m->gi, &pid, &m->start) != 3 ||
+		    !(p = nvml_mig_prof(d, pid)))
 			continue;
+		memcpy(m->profile, p->name, sizeof(m->profile)); /* both 16, NUL-ended */
+		m->profile_id = p->id, m->slices = p->slices, m->size = p->size;
+		m->memory_mb = p->memory_mb, m->sms = p->sms, m->copy_engines = p->copy_engines;
+		m->decoders = p->decoders, m->encoders = p->encoders, m->jpegs = p->jpegs;
+		m->ofas = p->ofas;
 		m->parent = d;
+		d->mig_used_units |= nvm_mig_mask(m->size, m->start);
+		d->mig_used_slices += m->slices;
 		if (!mig_allowed(d, m))
 			continue;
 		mig_uuid(m);

@@ -25,5 +25,6 @@ int cmd_exec(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
+int cmd_mig(int argc, char **argv);
 
 #endif

@@ -28,6 +28,33 @@ static void print_section(json_object *o, const char *name, const char *title)
 		printf("  %-16s %s\n", key, json_object_get_string(val));
 }
 
+/* "mig: GPU 0 (0000:07:00.0): gi1 3g.20gb@4, gi3 2g.10gb@0" per GPU with MIG on. */
+static void print_mig(json_object *o)
+{
+	json_object *v, *x;
+
+	if (!json_object_object_get_ex(o, "mig", &v))
+		return;
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *g = json_object_array_get_idx(v, i), *gis = NULL;
+
+		printf("mig: GPU %s (%s):",
+		       json_object_object_get_ex(g, "gpu", &x) ? json_object_get_string(x) : "?",
+		       json_object_object_get_ex(g, "bus_id", &x) ? json_object_get_string(x) : "?");
+		json_object_object_get_ex(g, "gpu_instances", &gis);
+		for (size_t k = 0; gis && k < json_object_array_length(gis); k++) {
+			json_object *gi = json_object_array_get_idx(gis, k), *id, *p, *s;
+
+			json_object_object_get_ex(gi, "id", &id);
+			json_object_object_get_ex(gi, "profile", &p);
+			json_object_object_get_ex(gi, "start", &s);
+			printf("%s gi%s %s@%s", k ? "," : "", json_object_get_string(id),
+			       json_object_get_string(p), json_object_get_string(s));
+		}
+		printf("%s\n", gis && json_object_array_length(gis) ? "" : " no GPU instances");
+	}
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -85,6 +112,7 @@ int cmd_status(int argc, char **argv)
 			       F("xid_events"), F("xids"));
 #undef F
 		}
+	print_mig(o);
 	print_section(o, "kernel", "kernel side");
 	print_section(o, "agent", "agent side");
 	json_object_put(o);

@@ -31,6 +31,7 @@ static const struct cmd commands[] = {
 	{ "probe", cmd_probe, "show what this kernel allows and which strategy run would use" },
 	{ "status", cmd_status, "print the counters of a running agent" },
 	{ "fault", cmd_fault, "make a GPU of a running agent lost, fall off the bus, raise an Xid, ..." },
+	{ "mig", cmd_mig, "create or destroy MIG GPU instances of a running agent's GPU" },
 	{ "smi", smi_main, "nvidia-smi on nvmirage's NVML: table, -L, -q, --query-gpu, topo -m" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "show this help" },

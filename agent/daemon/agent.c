@@ -18,6 +18,7 @@
 #include "daemon/cgroups.h"
 #include "daemon/control.h"
 #include "daemon/faults.h"
+#include "daemon/mig.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "engine/choose.h"
@@ -270,6 +271,7 @@ static json_object *status_json(struct agent *a)
 		json_object_array_add(tj, json_object_new_string(a->targets[i].path));
 	json_object_object_add(o, "targets", tj);
 	json_object_object_add(o, "faults", agent_faults_json(a));
+	json_object_object_add(o, "mig", agent_mig_json(a));
 	kj = json_object_new_object();
 #define K(f) json_object_object_add(kj, #f, json_object_new_uint64(k.f));
 	NVM_KSTATS_FIELDS(K)
@@ -314,6 +316,35 @@ static json_object *fault_request(struct agent *a, json_object *req, bool root)
 	return o;
 }
 
+/* {"op": "mig", "gpu": ..., "action": "create"|"destroy", "list": ...}:
+ * root only. */
+static json_object *mig_request(struct agent *a, json_object *req, bool root)
+{
+	json_object *o = json_object_new_object(), *v;
+	const char *gpu = NULL, *action = NULL, *list = NULL;
+	char why[512];
+
+	if (json_object_object_get_ex(req, "gpu", &v))
+		gpu = json_object_get_string(v);
+	if (json_object_object_get_ex(req, "action", &v))
+		action = json_object_get_string(v);
+	if (json_object_object_get_ex(req, "list", &v))
+		list = json_object_get_string(v);
+	if (!root)
+		snprintf(why, sizeof(why), "only root may change a GPU's MIG instances");
+	else if (!gpu || !action || !list)
+		snprintf(why, sizeof(why), "a mig request needs gpu, action and list");
+	else if (agent_mig(a, gpu, action, list, why, sizeof(why)) == 0) {
+		json_object_object_add(o, "ok", json_object_new_boolean(1));
+		json_object_object_add(o, "mig", agent_mig_json(a));
+		return o;
+	}
+	if (!root)
+		nvm_warn("control: a mig request from a user other than root, refused");
+	json_object_object_add(o, "error", json_object_new_string(why));
+	return o;
+}
+
 static void answer_control(struct agent *a)
 {
 	int fd = accept4(a->control_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -333,11 +364,13 @@ static void answer_control(struct agent *a)
 	} else if (req && json_object_object_get_ex(req, "op", &op) &&
 		   !strcmp(json_object_get_string(op), "fault")) {
 		ans = fault_request(a, req, root);
+	} else if (req && op && !strcmp(json_object_get_string(op), "mig")) {
+		ans = mig_request(a, req, root);
 	} else if (!req || !op || !strcmp(json_object_get_string(op), "status")) {
 		ans = status_json(a);
 	} else {
 		ans = json_object_new_object();
-		json_object_object_add(ans, "error", json_object_new_string("unknown op (status, fault)"));
+		json_object_object_add(ans, "error", json_object_new_string("unknown op (status, fault, mig)"));
 	}
 	text = json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN |
 						   JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -23,6 +23,8 @@
 #include <strings.h>
 
 #include "lib/log.h"
+#include "mig_layout.h"
+#include "profile/mig.h"
 #include "profile/profile_int.h"
 
 /* Placements are in memory units, eight on a 7-slice board: a profile of
@@ -66,26 +68,13 @@ static const struct nvm_mig_profile *board_table(const char *name)
 	return NULL;
 }
 
-/* GPU instance ids by placement, as a 7-slice board numbers them: the
- * whole board 0, the halves 1-2, the quarters 3-5 (6 would be the last
- * quarter, which no 7-slice profile can take), the eighths 7-13. */
-static unsigned gi_id(unsigned size, unsigned start)
-{
-	switch (size) {
-	case 8: return 0;
-	case 4: return 1 + start / 4;
-	case 2: return 3 + start / 2;
-	default: return 7 + start;
-	}
-}
-
 /* Memory units in use by the instances so far. */
 static unsigned used_units(const struct nvm_mig *mig)
 {
 	unsigned used = 0;
 
 	for (unsigned i = 0; i < mig->ngi; i++)
-		used |= ((1u << mig->gi[i].profile->size) - 1) << mig->gi[i].start;
+		used |= nvm_mig_mask(mig->gi[i].profile->size, mig->gi[i].start);
 	return used;
 }
 
@@ -98,34 +87,31 @@ static unsigned used_slices(const struct nvm_mig *mig)
 	return n;
 }
 
-/* Adds a GPU instance of profile p at start, or where the driver would
- * put it when start < 0: a profile of half the board or more at the
- * highest free placement, a narrower one at the lowest, which leaves the
- * most room (an A100 asked for 3g.20gb, 2g.10gb and two 1g.5gb puts them
- * at 4, 0, 2 and 3). NULL, or why not. */
-static const char *add_instance(struct nvm_mig *mig, const struct nvm_mig_profile *p, int start)
+const char *mig_add_instance(struct nvm_mig *mig, const struct nvm_mig_profile *p, int start)
 {
-	unsigned used = used_units(mig);
+	int s;
 
-	if (mig->ngi == NVM_MIG_MAX_GI || used_slices(mig) + p->slices > 7)
+	if (mig->ngi == NVM_MIG_MAX_GI || used_slices(mig) + p->slices > NVM_MIG_SLICES)
 		return "more compute slices than the board's 7";
-	for (unsigned k = 0; k < p->starts; k++) {
-		unsigned pick = p->size >= 4 ? p->starts - 1 - k : k;
-		unsigned s = pick * p->size, mask = ((1u << p->size) - 1) << s;
-
-		if ((start >= 0 && (unsigned)start != s) || (used & mask))
-			continue;
-		mig->gi[mig->ngi++] = (struct nvm_mig_gi){ .id = gi_id(p->size, s), .start = s,
-							   .profile = p };
-		return NULL;
-	}
-	return start >= 0 ? "that placement is taken or not one of the profile's"
-			  : "no free placement left for it";
+	if (start >= 0 && ((unsigned)start % p->size || (unsigned)start / p->size >= p->starts))
+		return "that placement is not one of the profile's";
+	s = nvm_mig_place(used_units(mig), p->size, p->starts, start);
+	if (s < 0)
+		return start >= 0 ? "that placement is taken" : "no free placement left for it";
+	mig->gi[mig->ngi++] = (struct nvm_mig_gi){ .id = nvm_mig_gi_id(p->size, (unsigned)s),
+						   .start = (unsigned)s, .profile = p };
+	return NULL;
 }
 
 static int by_id(const void *a, const void *b)
 {
 	return (int)((const struct nvm_mig_gi *)a)->id - (int)((const struct nvm_mig_gi *)b)->id;
+}
+
+/* NVML lists MIG devices by GPU instance id. */
+void mig_sort(struct nvm_mig *mig)
+{
+	qsort(mig->gi, mig->ngi, sizeof(mig->gi[0]), by_id);
 }
 
 static const struct nvm_mig_profile *find_profile(struct ydoc *y, yaml_node_t *e,
@@ -216,12 +202,11 @@ static int parse_layout(struct ydoc *y, yaml_node_t *list, bool counted, unsigne
 				if ((req[k].start >= 0) != fixed || req[k].p->size != size)
 					continue;
 				for (unsigned c = 0; c < req[k].count; c++)
-					if ((why = add_instance(mig, req[k].p, req[k].start)))
+					if ((why = mig_add_instance(mig, req[k].p, req[k].start)))
 						return ydoc_fail(y, req[k].node, req[k].path, "%s: %s",
 								 req[k].p->name, why);
 			}
-	/* NVML lists MIG devices by GPU instance id. */
-	qsort(mig->gi, mig->ngi, sizeof(mig->gi[0]), by_id);
+	mig_sort(mig);
 	return 0;
 }
 
@@ -249,7 +234,7 @@ int parse_mig(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, unsigned 
 	char path[64];
 
 	memset(&g->mig, 0, sizeof(g->mig));
-	g->mig.capable = table != NULL;
+	g->mig.table = table;
 	snprintf(path, sizeof(path), "devices[%u].mig", i);
 	if (!mig) {
 		mig = ydoc_get(y, defaults, "mig");

@@ -111,7 +111,7 @@ struct nvm_mig_gi {
 
 /* A GPU's MIG state: mode, and its GPU instances. */
 struct nvm_mig {
-	bool capable;            /* the board has a MIG table (mig.c) */
+	const struct nvm_mig_profile *table; /* the board's profiles (mig.c); NULL: none */
 	bool enabled, pending;   /* mode current, pending */
 	unsigned ngi;
 	struct nvm_mig_gi gi[NVM_MIG_MAX_GI];

@@ -22,8 +22,8 @@
 #define IB_MAJOR 231 /* uverbs, umad, issm */
 #define MISC_MAJOR 10
 
-static int make_node(const char *dir, const char *name, unsigned major, unsigned minor,
-		     unsigned mode)
+int render_node(const char *dir, const char *name, unsigned major, unsigned minor,
+		unsigned mode)
 {
 	char path[PATH_MAX];
 
@@ -83,15 +83,15 @@ int render_devices(const struct nvm_model *m, const char *tree)
 		return -1;
 	for (unsigned i = 0; i < m->ngpus; i++) {
 		snprintf(name, sizeof(name), "nvidia%u", m->gpus[i].minor);
-		if (make_node(dir, name, NVIDIA_MAJOR, m->gpus[i].minor, 0666))
+		if (render_node(dir, name, NVIDIA_MAJOR, m->gpus[i].minor, 0666))
 			return -1;
 	}
-	if (make_node(dir, "nvidiactl", NVIDIA_MAJOR, 255, 0666) ||
-	    make_node(dir, "nvidia-modeset", NVIDIA_MAJOR, 254, 0666) ||
-	    make_node(dir, "nvidia-uvm", m->uvm_major, 0, 0666) ||
-	    make_node(dir, "nvidia-uvm-tools", m->uvm_major, 1, 0666) ||
-	    make_node(caps, "nvidia-cap1", m->caps_major, 1, 0400) ||
-	    make_node(caps, "nvidia-cap2", m->caps_major, 2, 0444))
+	if (render_node(dir, "nvidiactl", NVIDIA_MAJOR, 255, 0666) ||
+	    render_node(dir, "nvidia-modeset", NVIDIA_MAJOR, 254, 0666) ||
+	    render_node(dir, "nvidia-uvm", m->uvm_major, 0, 0666) ||
+	    render_node(dir, "nvidia-uvm-tools", m->uvm_major, 1, 0666) ||
+	    render_node(caps, "nvidia-cap1", m->caps_major, 1, 0400) ||
+	    render_node(caps, "nvidia-cap2", m->caps_major, 2, 0444))
 		return -1;
 	/* A MIG instance's access nodes, GPU instance and compute instance. */
 	for (unsigned i = 0; i < m->ngpus; i++)
@@ -101,7 +101,7 @@ int render_devices(const struct nvm_model *m, const char *tree)
 								  m->gpus[i].mig.gi[k].id, ci);
 
 				snprintf(name, sizeof(name), "nvidia-cap%u", minor);
-				if (make_node(caps, name, m->caps_major, minor, 0444))
+				if (render_node(caps, name, m->caps_major, minor, 0444))
 					return -1;
 			}
 	return render_ib_devices(m, tree);
@@ -144,16 +144,16 @@ int render_ib_devices(const struct nvm_model *m, const char *tree)
 		unsigned k = m->ib.hcas[i].index;
 
 		snprintf(name, sizeof(name), "uverbs%u", k);
-		if (make_node(dir, name, IB_MAJOR, 192 + k, 0666))
+		if (render_node(dir, name, IB_MAJOR, 192 + k, 0666))
 			return -1;
 		snprintf(name, sizeof(name), "umad%u", k);
-		if (make_node(dir, name, IB_MAJOR, k, 0600))
+		if (render_node(dir, name, IB_MAJOR, k, 0600))
 			return -1;
 		snprintf(name, sizeof(name), "issm%u", k);
-		if (make_node(dir, name, IB_MAJOR, 64 + k, 0600))
+		if (render_node(dir, name, IB_MAJOR, 64 + k, 0600))
 			return -1;
 	}
-	return make_node(dir, "rdma_cm", MISC_MAJOR, free_misc_minor(), 0666);
+	return render_node(dir, "rdma_cm", MISC_MAJOR, free_misc_minor(), 0666);
 }
 
 static int hard_link(const char *tree, const char *target, const char *name)
@@ -194,7 +194,7 @@ int render_aliases(const struct nvm_rules *rs, const char *tree)
 		/* A device node's alias is a node too, so that lstat and
 		 * `ls -l` of /dev/nvidiaN report a character device; a file's
 		 * is the file (a hard link), as the toolkit's are files. */
-		if (r->kind == NVM_RULE_NODE ? make_node(tree, r->name, r->major, r->minor, r->mode)
+		if (r->kind == NVM_RULE_NODE ? render_node(tree, r->name, r->major, r->minor, r->mode)
 		    : r->kind == NVM_RULE_FILE ? hard_link(tree, r->target, r->name)
 					       : fs_symlink(r->target, tree, r->name))
 			return -1;

@@ -53,6 +53,15 @@ int render_devices(const struct nvm_model *m, const char *tree);
  * nothing unless a GPU has MIG on (render_has_mig). */
 int render_mig(const struct nvm_model *m, const char *tree);
 bool render_has_mig(const struct nvm_model *m);
+/* After gpus[i]'s GPU instances changed from before: the new instances'
+ * nvidia-caps nodes (when nodes) and capability directories, each renamed
+ * in whole, then NVML's file of the GPU (one rename), then the gone
+ * instances' directories and nodes; so whatever NVML lists exists. */
+int render_mig_refresh(const struct nvm_model *m, unsigned i, const struct nvm_mig *before,
+		       const char *root, bool nodes);
+/* A character device node dir/name (the agent must be root). */
+int render_node(const char *dir, const char *name, unsigned major, unsigned minor,
+		unsigned mode);
 /* /dev/infiniband: the HCAs' uverbs, umad and issm nodes and rdma_cm. */
 int render_ib_devices(const struct nvm_model *m, const char *tree);
 int render_aliases(const struct nvm_rules *rs, const char *tree);
@@ -113,6 +122,12 @@ size_t render_information_text(const struct nvm_gpu *g, char *buf, size_t len);
  * sys/module/nvidia/nvmirage/<bdf>.state: "mode=lost\necc_errors=1\n
  * ecc_pending=1\nxids=3:79 4:48\n". */
 size_t render_gpu_state_text(const struct nvm_gpu *g, char *buf, size_t len);
+
+/* What nvmirage's NVML reads of gpus[i] once, at nvmlInit, in
+ * sys/module/nvidia/nvmirage/<bdf>: identity, memory, NVLinks, MIG. The
+ * text is shorter than NVM_NVML_TEXT (NVML's buffer) or is cut there. */
+#define NVM_NVML_TEXT 4096
+size_t render_nvml_gpu_text(const struct nvm_model *m, unsigned i, char *buf, size_t len);
 
 /* What nvmirage's NVML reads of g's telemetry (clocks, power, thermal,
  * utilization, processes...), in sys/module/nvidia/nvmirage/<bdf>.telemetry;

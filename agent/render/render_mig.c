@@ -5,11 +5,14 @@
  * instance the driver can name, with its minor: what Slurm's gpu/nvml
  * plugin reads), and the nvidia-caps nodes of the instances that exist.
  * Nothing when no GPU has MIG on: the tree stays as it was. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/fsutil.h"
+#include "lib/log.h"
 #include "mig_minor.h"
 #include "render/render.h"
 
@@ -49,6 +52,19 @@ static int write_minors(const char *tree)
 	return fs_mkdirs(dir) || fs_write(dir, "mig-minors", text, at, 0444) ? -1 : 0;
 }
 
+/* A GPU instance's capability files in dir (gpuN/mig/giX): access, and
+ * ci0/access for its one compute instance. */
+static int write_gi(const char *dir, unsigned gpu_minor, unsigned id)
+{
+	char ci[PATH_MAX];
+
+	snprintf(ci, sizeof(ci), "%s/ci0", dir);
+	return access_file(dir, "access", nvm_mig_minor(gpu_minor, id, -1), 292) ||
+			       access_file(ci, "access", nvm_mig_minor(gpu_minor, id, 0), 292)
+		       ? -1
+		       : 0;
+}
+
 int render_mig(const struct nvm_model *m, const char *tree)
 {
 	char caps[PATH_MAX], dir[PATH_MAX + 64];
@@ -67,15 +83,99 @@ int render_mig(const struct nvm_model *m, const char *tree)
 		if (fs_mkdirs(dir))
 			return -1;
 		for (unsigned k = 0; g->mig.enabled && k < g->mig.ngi; k++) {
-			unsigned id = g->mig.gi[k].id;
-
-			snprintf(dir, sizeof(dir), "%s/gpu%u/mig/gi%u", caps, g->minor, id);
-			if (access_file(dir, "access", nvm_mig_minor(g->minor, id, -1), 292))
-				return -1;
-			snprintf(dir, sizeof(dir), "%s/gpu%u/mig/gi%u/ci0", caps, g->minor, id);
-			if (access_file(dir, "access", nvm_mig_minor(g->minor, id, 0), 292))
+			snprintf(dir, sizeof(dir), "%s/gpu%u/mig/gi%u", caps, g->minor, g->mig.gi[k].id);
+			if (write_gi(dir, g->minor, g->mig.gi[k].id))
 				return -1;
 		}
 	}
 	return write_minors(tree);
+}
+
+static bool has_gi(const struct nvm_mig *mig, unsigned id)
+{
+	for (unsigned k = 0; k < mig->ngi; k++)
+		if (mig->gi[k].id == id)
+			return true;
+	return false;
+}
+
+/* The GPU instance's two nvidia-caps nodes, made or removed. */
+static int gi_nodes(const struct nvm_model *m, const char *root, unsigned gpu_minor, unsigned id,
+		    bool make)
+{
+	char dir[PATH_MAX], name[32], path[PATH_MAX + 32];
+
+	snprintf(dir, sizeof(dir), "%s/dev/nvidia-caps", root);
+	for (int ci = -1; ci <= 0; ci++) {
+		unsigned minor = nvm_mig_minor(gpu_minor, id, ci);
+
+		snprintf(name, sizeof(name), "nvidia-cap%u", minor);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (make ? render_node(dir, name, m->caps_major, minor, 0444)
+			 : unlink(path) && errno != ENOENT)
+			return nvm_err_r(-1, "%s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/* Removes what write_gi wrote in dir (and nothing else). */
+static void remove_gi(const char *dir)
+{
+	static const char *const parts[] = { "ci0/access", "ci0", "access", "" };
+	char path[PATH_MAX + 16];
+
+	for (unsigned k = 0; k < 4; k++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, parts[k]);
+		(void)(k % 2 ? rmdir(path) : unlink(path)); /* ENOENT: already gone */
+	}
+}
+
+/* gpuN/mig/giX built beside (tmp) and renamed in, or renamed out to tmp
+ * and removed: a reader sees the whole directory or none. */
+static int gi_dir(const char *root, unsigned gpu_minor, unsigned id, bool make)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/proc/driver/nvidia/capabilities/gpu%u/mig/gi%u", root,
+		 gpu_minor, id);
+	snprintf(tmp, sizeof(tmp), "%s/.replacing-gi", root);
+	remove_gi(tmp);
+	if (make) {
+		if (write_gi(tmp, gpu_minor, id) || rename(tmp, dir))
+			return nvm_err_r(-1, "%s: %s", dir, strerror(errno));
+		return 0;
+	}
+	if (rename(dir, tmp) && errno != ENOENT)
+		return nvm_err_r(-1, "%s: %s", dir, strerror(errno));
+	remove_gi(tmp);
+	return 0;
+}
+
+int render_mig_refresh(const struct nvm_model *m, unsigned i, const struct nvm_mig *before,
+		       const char *root, bool nodes)
+{
+	const struct nvm_gpu *g = &m->gpus[i];
+	char tmp[PATH_MAX], dir[PATH_MAX], text[NVM_NVML_TEXT];
+	size_t n;
+
+	for (unsigned k = 0; k < g->mig.ngi; k++) {
+		unsigned id = g->mig.gi[k].id;
+
+		if (!has_gi(before, id) &&
+		    ((nodes && gi_nodes(m, root, g->minor, id, true)) || gi_dir(root, g->minor, id, true)))
+			return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.replacing", root);
+	snprintf(dir, sizeof(dir), "%s/sys/module/nvidia/nvmirage", root);
+	n = render_nvml_gpu_text(m, i, text, sizeof(text));
+	if (n >= sizeof(text) - 1 || fs_replace(tmp, dir, g->bus_id, text, n, 0444))
+		return -1;
+	for (unsigned k = 0; k < before->ngi; k++) {
+		unsigned id = before->gi[k].id;
+
+		if (!has_gi(&g->mig, id) &&
+		    (gi_dir(root, g->minor, id, false) || (nodes && gi_nodes(m, root, g->minor, id, false))))
+			return -1;
+	}
+	return 0;
 }

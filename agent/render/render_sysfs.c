@@ -221,28 +221,53 @@ static void nvlink_line(const struct nvm_model *m, unsigned i, char *out, size_t
 			 nv->switched ? nv->links - used : 0);
 }
 
-/* GPU g's MIG for NVML: "mig=1 1\nmig_gi=ID:NAME:PROFILE_ID:SLICES:START:SIZE:MB:SMS:CE:DEC:ENC:JPG:OFA
- * ...\n" (mode current and pending, then each GPU instance); nothing with
- * MIG off, so such a GPU's file is as before. */
-static void mig_line(const struct nvm_gpu *g, char *out, size_t len)
+/* GPU g's MIG for NVML, nothing with MIG off (so such a GPU's file is as
+ * before):
+ *   mig=CURRENT PENDING
+ *   mig_profiles=NAME:ID:SLICES:SIZE:STARTS:MB:SMS:CE:DEC:ENC:JPG:OFA ...
+ *   mig_gi=GI_ID:PROFILE_ID:START ...
+ * the board's GPU instance profiles (what nvidia-smi mig -lgip lists),
+ * then the GPU instances, each with the one compute instance spanning it. */
+static size_t mig_line(const struct nvm_gpu *g, char *out, size_t len)
 {
+	size_t at = 0;
+
+	if (!g->mig.enabled && !g->mig.pending)
+		return 0;
+	at += (size_t)snprintf(out + at, len - at, "mig=%d %d\nmig_profiles=", g->mig.enabled,
+			       g->mig.pending);
+	for (const struct nvm_mig_profile *p = g->mig.table; p && p->name && at < len; p++)
+		at += (size_t)snprintf(out + at, len - at, "%s%s:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u",
+				       p == g->mig.table ? "" : " ", p->name, p->id, p->slices,
+				       p->size, p->starts, p->memory_mb, p->sms, p->copy_engines,
+				       p->decoders, p->encoders, p->jpegs, p->ofas);
+	if (at < len)
+		at += (size_t)snprintf(out + at, len - at, "\nmig_gi=");
+	for (unsigned k = 0; k < g->mig.ngi && at < len; k++)
+		at += (size_t)snprintf(out + at, len - at, "%s%u:%u:%u", k ? " " : "", g->mig.gi[k].id,
+				       g->mig.gi[k].profile->id, g->mig.gi[k].start);
+	if (at < len)
+		at += (size_t)snprintf(out + at, len - at, "\n");
+	return at < len ? at : len;
+}
+
+size_t render_nvml_gpu_text(const struct nvm_model *m, unsigned i, char *buf, size_t len)
+{
+	const struct nvm_gpu *g = &m->gpus[i];
+	char links[NVM_MAX_GPUS * 20];
 	size_t at;
 
-	out[0] = '\0';
-	if (!g->mig.enabled && !g->mig.pending)
-		return;
-	at = (size_t)snprintf(out, len, "mig=%d %d\nmig_gi=", g->mig.enabled, g->mig.pending);
-	for (unsigned k = 0; k < g->mig.ngi && at < len; k++) {
-		const struct nvm_mig_gi *gi = &g->mig.gi[k];
-		const struct nvm_mig_profile *p = gi->profile;
-
-		at += (size_t)snprintf(out + at, len - at, "%s%u:%s:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u:%u",
-				       k ? " " : "", gi->id, p->name, p->id, p->slices, gi->start,
-				       p->size, p->memory_mb, p->sms, p->copy_engines, p->decoders,
-				       p->encoders, p->jpegs, p->ofas);
-	}
+	nvlink_line(m, i, links, sizeof(links));
+	at = (size_t)snprintf(buf, len,
+			      "index=%u\nname=%s\nbrand=%s\narchitecture=%s\nserial=%s\n"
+			      "board_part_number=%s\nmemory_total=%llu\nmemory_reserved=%llu\n"
+			      "cc_major=%u\ncc_minor=%u\n%s",
+			      g->index, g->name, g->brand, g->architecture, g->serial,
+			      g->board_part_number, (unsigned long long)g->memory_total,
+			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor, links);
 	if (at < len)
-		snprintf(out + at, len - at, "\n");
+		at += mig_line(g, buf + at, len - at);
+	return at < len ? at : len;
 }
 
 size_t render_gpu_state_text(const struct nvm_gpu *g, char *buf, size_t len)
@@ -273,21 +298,12 @@ static int render_nvml_extras(const struct nvm_model *m, const char *tree)
 		return -1;
 	for (unsigned i = 0; i < m->ngpus; i++) {
 		const struct nvm_gpu *g = &m->gpus[i];
-		char links[NVM_MAX_GPUS * 20];
+		char text[NVM_NVML_TEXT], state[1024], name[64];
+		size_t n = render_nvml_gpu_text(m, i, text, sizeof(text));
 
-		nvlink_line(m, i, links, sizeof(links));
-		char state[1024], name[64], mig[1024];
-
-		mig_line(g, mig, sizeof(mig));
-
-		if (fs_printf(dir, g->bus_id,
-			      "index=%u\nname=%s\nbrand=%s\narchitecture=%s\nserial=%s\n"
-			      "board_part_number=%s\nmemory_total=%llu\nmemory_reserved=%llu\n"
-			      "cc_major=%u\ncc_minor=%u\n%s%s",
-			      g->index, g->name, g->brand, g->architecture, g->serial,
-			      g->board_part_number, (unsigned long long)g->memory_total,
-			      (unsigned long long)g->memory_reserved, g->cc_major, g->cc_minor, links,
-			      mig))
+		if (n >= sizeof(text) - 1)
+			return nvm_err_r(-1, "%s/%s: NVML's file of the GPU is too long", dir, g->bus_id);
+		if (fs_write(dir, g->bus_id, text, n, 0444))
 			return -1;
 		snprintf(name, sizeof(name), "%s.state", g->bus_id);
 		if (fs_write(dir, name, state, render_gpu_state_text(g, state, sizeof(state)), 0444))

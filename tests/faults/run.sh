@@ -160,6 +160,8 @@ check "and the readers saw both, 300 times each" sh -c 'for f in "$1/r1" "$1/r2"
 	awk -F "[= ]" "{ exit !(\$2 >= 300 && \$4 >= 300) }" "$f" || exit 1; done' _ "$work"
 stop_agent
 
+. tests/faults/mig.sh
+
 echo "== faults from the profile at start (Mokka's failure settings)"
 sed -e "/uuid: \"GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f02\"/a\\    failure: {mode: fallen_off_bus}" \
     -e "/uuid: \"GPU-3a7f5c2e-1b4d-4e8a-9c6f-0d2b8e4a1f04\"/a\\    failure: {mode: lost, probability: 0.5}" \

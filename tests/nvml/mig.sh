@@ -50,6 +50,36 @@ if [ -n "${smi_bin:-}" ] && [ -x "$smi_bin" ]; then
 	theirs=$(timeout 60 "$nvm" -q exec --profile a100-mig --root /run/nvn -- \
 		env LD_LIBRARY_PATH="$(dirname "$lib")" "$smi_bin" -L 2>&1)
 	check_eq "and byte for byte what NVIDIA's nvidia-smi -L prints on the same NVML" "$theirs" "$r"
+	smig() { timeout 60 "$nvm" -q exec --profile a100-mig --root /run/nvn -- \
+		env LD_LIBRARY_PATH="$(dirname "$lib")" "$smi_bin" mig "$@" 2>&1; }
+	r=$(smig -lgipp)
+	check_eq "nvidia-smi mig -lgipp: the A100 40GB's 5 profiles and their placements" "$(printf '%s\n' \
+		"GPU  0 Profile ID 19 Placements: {0,1,2,3,4,5,6}:1" "GPU  0 Profile ID 14 Placements: {0,2,4}:2" \
+		"GPU  0 Profile ID  9 Placements: {0,4}:4" "GPU  0 Profile ID  5 Placement : {0}:4" \
+		"GPU  0 Profile ID  0 Placement : {0}:8")" "$r"
+	r=$(smig -lgip)
+	check_has "mig -lgip: 1g.5gb, none free (all 7 slices in use), 4.75 GiB, 14 SMs" \
+		"|   0  MIG 1g.5gb        19     0/7        4.75       No     14     0     0   |" "$r"
+	check_has "7g.40gb: 98 SMs, 5 decoders, 7 copy engines, a JPEG and an OFA" "$(printf '%s\n' \
+		"|   0  MIG 7g.40gb        0     0/1        39.38      No     98     5     0   |" \
+		"|                                                             7     1     1   |")" "$r"
+	r=$(smig -lgi | grep MIG | tr -s ' ')
+	check_eq "mig -lgi: the 4 GPU instances, profile, id and placement" "$(printf '%s\n' \
+		"| 0 MIG 1g.5gb 19 9 2:1 |" "| 0 MIG 1g.5gb 19 10 3:1 |" "| 0 MIG 2g.10gb 14 3 0:2 |" \
+		"| 0 MIG 3g.20gb 9 2 4:4 |")" "$r"
+	r=$(smig -lcip | grep MIG | tr -s ' ')
+	check_eq "mig -lcip: each GPU instance's compute instance profiles (* the one in use)" "$(printf '%s\n' \
+		"| 0 9 MIG 1g.5gb 0* 0/1 14 0 0 0 |" "| 0 10 MIG 1g.5gb 0* 0/1 14 0 0 0 |" \
+		"| 0 3 MIG 1c.2g.10gb 0 0/2 14 1 0 0 |" "| 0 3 MIG 2g.10gb 1* 0/1 28 1 0 0 |" \
+		"| 0 2 MIG 1c.3g.20gb 0 0/3 14 2 0 0 |" "| 0 2 MIG 2c.3g.20gb 1 0/1 28 2 0 0 |" \
+		"| 0 2 MIG 3g.20gb 2* 0/1 42 2 0 0 |")" "$r"
+	r=$(smig -lci | grep MIG | tr -s ' ')
+	check_eq "mig -lci: the one compute instance of each, spanning it" "$(printf '%s\n' \
+		"| 0 9 MIG 1g.5gb 0 0 0:1 |" "| 0 10 MIG 1g.5gb 0 0 0:1 |" "| 0 3 MIG 2g.10gb 1 0 0:2 |" \
+		"| 0 2 MIG 3g.20gb 2 0 0:3 |")" "$r"
+	r=$(smig -cgi 19); rc=$?
+	check_eq "mig -cgi in a target: status 4 (nvmirage mig changes layouts)" 4 $rc
+	check_has "as nvidia-smi words NVML's NO_PERMISSION" "Failed to create GPU instances: Insufficient Permissions" "$r"
 fi
 r=$(timeout 30 "$in_cgroup" "$O" sh -c 'ls /proc/driver/nvidia-caps /proc/driver/nvidia/capabilities' 2>&1)
 check_has "outside: no mig-minors" "cannot access '/proc/driver/nvidia-caps'" "$r"
