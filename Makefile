@@ -204,7 +204,7 @@ $(OUT)/helpers/check_nvml: tests/nvml/check_nvml.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-$(OUT)/helpers/check_faults: tests/faults/check_faults.c nvml/nvml.h
+$(OUT)/helpers/check_faults: tests/faults/check_faults.c nvml/nvml.h nvml/nvml_mig.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Invml $< -o $@ -ldl

@@ -2,8 +2,10 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "daemon/control.h"
 #include "lib/log.h"
 
 int cli_parse_uint(const char *opt, const char *arg, unsigned max, unsigned *out)
@@ -46,4 +48,30 @@ int cli_profile_opt(int opt, const char *arg, struct profile_opts *p)
 		return 1;
 	}
 	return 0;
+}
+
+int cli_change(const char *root, json_object *req, const char *what)
+{
+	char path[4200], buf[16384];
+	json_object *ans, *v;
+	int status;
+
+	snprintf(path, sizeof(path), "%s.sock", root);
+	status = control_request(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN),
+				 buf, sizeof(buf));
+	json_object_put(req);
+	if (status)
+		return NVM_EXIT_USAGE;
+	ans = json_tokener_parse(buf);
+	if (!ans) {
+		nvm_err("%s: the agent's answer is not JSON", path);
+		return NVM_EXIT_FAIL;
+	}
+	status = json_object_object_get_ex(ans, "error", &v) ? NVM_EXIT_USAGE : 0;
+	if (status)
+		nvm_err("%s: %s", what, json_object_get_string(v));
+	else
+		nvm_info("%s: done", what);
+	json_object_put(ans);
+	return status;
 }

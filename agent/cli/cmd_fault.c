@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "daemon/control.h"
 #include "lib/log.h"
 #include "render/render.h"
 
@@ -44,10 +43,10 @@ int cmd_fault(int argc, char **argv)
 		{ 0 },
 	};
 	const char *root = NVM_DEFAULT_ROOT;
-	char path[4200], buf[16384];
-	json_object *req, *ans, *v;
+	char what[512];
+	json_object *req;
 	unsigned xid = 0;
-	int c, status;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+r:x:h", opts, NULL)) != -1) {
@@ -80,23 +79,6 @@ int cmd_fault(int argc, char **argv)
 	json_object_object_add(req, "gpu", json_object_new_string(argv[optind]));
 	json_object_object_add(req, "mode", json_object_new_string(argv[optind + 1]));
 	json_object_object_add(req, "xid", json_object_new_int((int)xid));
-	snprintf(path, sizeof(path), "%s.sock", root);
-	status = control_request(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN),
-				 buf, sizeof(buf));
-	json_object_put(req);
-	if (status)
-		return NVM_EXIT_USAGE;
-	ans = json_tokener_parse(buf);
-	if (!ans) {
-		nvm_err("%s: the agent's answer is not JSON", path);
-		return NVM_EXIT_FAIL;
-	}
-	if (json_object_object_get_ex(ans, "error", &v)) {
-		nvm_err("fault %s %s: %s", argv[optind], argv[optind + 1], json_object_get_string(v));
-		json_object_put(ans);
-		return NVM_EXIT_USAGE;
-	}
-	nvm_info("fault %s %s: done", argv[optind], argv[optind + 1]);
-	json_object_put(ans);
-	return 0;
+	snprintf(what, sizeof(what), "fault %s %s", argv[optind], argv[optind + 1]);
+	return cli_change(root, req, what);
 }

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "daemon/control.h"
 #include "lib/log.h"
 #include "render/render.h"
 
@@ -40,9 +39,9 @@ int cmd_mig(int argc, char **argv)
 		{ 0 },
 	};
 	const char *root = NVM_DEFAULT_ROOT;
-	char path[4200], buf[16384];
-	json_object *req, *ans, *v;
-	int c, status;
+	char what[512];
+	json_object *req;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
@@ -61,24 +60,6 @@ int cmd_mig(int argc, char **argv)
 	json_object_object_add(req, "gpu", json_object_new_string(argv[optind]));
 	json_object_object_add(req, "action", json_object_new_string(argv[optind + 1]));
 	json_object_object_add(req, "list", json_object_new_string(argv[optind + 2]));
-	snprintf(path, sizeof(path), "%s.sock", root);
-	status = control_request(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN),
-				 buf, sizeof(buf));
-	json_object_put(req);
-	if (status)
-		return NVM_EXIT_USAGE;
-	ans = json_tokener_parse(buf);
-	if (!ans) {
-		nvm_err("%s: the agent's answer is not JSON", path);
-		return NVM_EXIT_FAIL;
-	}
-	if (json_object_object_get_ex(ans, "error", &v)) {
-		nvm_err("mig %s %s %s: %s", argv[optind], argv[optind + 1], argv[optind + 2],
-			json_object_get_string(v));
-		json_object_put(ans);
-		return NVM_EXIT_USAGE;
-	}
-	nvm_info("mig %s %s %s: done", argv[optind], argv[optind + 1], argv[optind + 2]);
-	json_object_put(ans);
-	return 0;
+	snprintf(what, sizeof(what), "mig %s %s %s", argv[optind], argv[optind + 1], argv[optind + 2]);
+	return cli_change(root, req, what);
 }
