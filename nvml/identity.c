@@ -11,8 +11,9 @@ API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int n)
 	char name[128];
 
 	if (mg) {
-		/* "NVIDIA A100-SXM4-40GB MIG 3g.20gb", as NVML names a MIG device */
-		snprintf(name, sizeof(name), "%s MIG %s", mg->parent->name, mg->profile);
+		/* "NVIDIA A100-SXM4-40GB MIG 3g.20gb" (or "MIG 1c.3g.20gb" for
+		 * a compute instance of part of it), as NVML names a MIG device */
+		snprintf(name, sizeof(name), "%s MIG %s", mg->parent->name, mg->name);
 		return nvml_copy_str(s, n, name);
 	}
 	NEED_DEV(d);

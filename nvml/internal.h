@@ -81,16 +81,21 @@ struct nvm_mig_prof {
 	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas;
 };
 
-/* A MIG device: a GPU instance of a GPU with MIG on, with the one compute
- * instance spanning it (mig.c). Its handle points here, never into
- * nvml_devs, so the calls that take only whole GPUs refuse it. */
+/* A MIG device: a compute instance of a GPU instance of a GPU with MIG on
+ * (mig.c). Its handle points here, never into nvml_devs, so the calls that
+ * take only whole GPUs refuse it. A GPU instance's handle is its first
+ * listed compute instance's entry; the GPU instance fields are the same
+ * in each. */
 struct nvm_mig_dev {
 	struct nvmlDevice_st *parent;
 	unsigned gi, ci;
-	char profile[16];         /* "3g.20gb" */
+	char profile[16];         /* the GPU instance's: "3g.20gb" */
+	char name[24];            /* the compute instance's: "1c.3g.20gb", or profile */
 	unsigned profile_id, slices, memory_mb;
-	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas;
-	unsigned start, size;     /* its placement, in memory units */
+	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas; /* the GPU instance's */
+	unsigned start, size;     /* its GPU instance's placement, in memory units */
+	unsigned ci_slices, ci_start, ci_sms; /* the compute instance's, in slices */
+	unsigned gi_ci_used;      /* slices the GPU instance's compute instances take, all */
 	char uuid[48];            /* MIG-..., from the parent's and the instance's */
 };
 
@@ -124,6 +129,8 @@ bool nvml_denied(const char *path);
 struct nvm_mig_dev *nvml_mig_of(nvmlDevice_t h);
 /* The board's profile of that driver profile id, or NULL (mig.c). */
 const struct nvm_mig_prof *nvml_mig_prof(const struct nvmlDevice_st *d, unsigned id);
+/* SMs of a compute instance of c slices in m's GPU instance (mig.c). */
+unsigned nvml_mig_ci_sms(const struct nvmlDevice_st *d, const struct nvm_mig_dev *m, unsigned c);
 /* A GPU's "mig=" and "mig_gi=" lines of its driver file into d (mig.c). */
 void nvml_load_mig(const char *extra, struct nvmlDevice_st *d);
 

@@ -1,7 +1,7 @@
-/* MIG: the mode of each GPU, its MIG devices (a GPU instance with the one
- * compute instance spanning it), and what NVML says of them, from the
- * GPU's driver file ("mig=", "mig_profiles=" and "mig_gi=" lines, as the
- * agent rendered the board's profiles and the layout). A MIG device's handle is one of its parent's
+/* MIG: the mode of each GPU, its MIG devices (the compute instances of its
+ * GPU instances), and what NVML says of them, from the GPU's driver file
+ * ("mig=", "mig_profiles=", "mig_gi=" and "mig_ci=" lines, as the agent
+ * rendered the board's profiles and the layout). A MIG device's handle is one of its parent's
  * nvm_mig_dev entries; the calls that take whole GPUs only refuse it.
  * A MIG device whose nvidia-caps nodes the device cgroup denies is not
  * listed, as NVML lists only the instances a container was given. */
@@ -98,23 +98,29 @@ static void load_profiles(const char *extra, struct nvmlDevice_st *d)
 	}
 }
 
-void nvml_load_mig(const char *extra, struct nvmlDevice_st *d)
+unsigned nvml_mig_ci_sms(const struct nvmlDevice_st *d, const struct nvm_mig_dev *m, unsigned c)
 {
-	char mode[16], list[1024], *save = NULL;
-	int on = 0, pending = 0;
+	unsigned one_slice = 0;
 
-	d->mig_on = d->mig_pending = false;
-	d->nmig = d->nmigp = d->mig_used_units = d->mig_used_slices = 0;
-	nvml_extra_value(extra, "mig", mode, sizeof(mode));
-	if (sscanf(mode, "%d %d", &on, &pending) != 2)
-		return;
-	d->mig_on = on, d->mig_pending = pending;
-	load_profiles(extra, d);
-	/* "mig_gi=GI_ID:PROFILE_ID:START ...", by GPU instance id */
+	if (c == m->slices)
+		return m->sms;
+	for (unsigned k = 0; k < d->nmigp; k++)
+		if (d->migp[k].slices == 1 && d->migp[k].size == 1)
+			one_slice = d->migp[k].sms;
+	return c * one_slice;
+}
+
+/* "mig_gi=GI_ID:PROFILE_ID:START ...": the GPU instances, as templates of
+ * their MIG devices (GPU instance fields only). */
+static unsigned load_gis(const char *extra, struct nvmlDevice_st *d, struct nvm_mig_dev *gis)
+{
+	char list[1024], *save = NULL;
+	unsigned n = 0;
+
 	nvml_extra_value(extra, "mig_gi", list, sizeof(list));
-	for (char *tok = strtok_r(list, " ", &save); tok && d->nmig < NVM_MIG_MAX;
+	for (char *tok = strtok_r(list, " ", &save); tok && n < NVM_MIG_MAX;
 	     tok = strtok_r(NULL, " ", &save)) {
-		struct nvm_mig_dev *m = &d->mig[d->nmig];
+		struct nvm_mig_dev *m = &gis[n];
 		const struct nvm_mig_prof *p;
 		unsigned pid;
 
@@ -130,6 +136,56 @@ void nvml_load_mig(const char *extra, struct nvmlDevice_st *d)
 		m->parent = d;
 		d->mig_used_units |= nvm_mig_mask(m->size, m->start);
 		d->mig_used_slices += m->slices;
+		n++;
+	}
+	return n;
+}
+
+void nvml_load_mig(const char *extra, struct nvmlDevice_st *d)
+{
+	struct nvm_mig_dev gis[NVM_MIG_MAX], cis[NVM_MIG_MAX];
+	char mode[16], list[1024], *save = NULL;
+	int on = 0, pending = 0;
+	unsigned ngi, nci = 0;
+
+	d->mig_on = d->mig_pending = false;
+	d->nmig = d->nmigp = d->mig_used_units = d->mig_used_slices = 0;
+	nvml_extra_value(extra, "mig", mode, sizeof(mode));
+	if (sscanf(mode, "%d %d", &on, &pending) != 2)
+		return;
+	d->mig_on = on, d->mig_pending = pending;
+	load_profiles(extra, d);
+	ngi = load_gis(extra, d, gis);
+	/* "mig_ci=GI_ID:CI_ID:SLICES:START ...", by GPU instance, then
+	 * compute instance id: the MIG devices, in NVML's order. */
+	nvml_extra_value(extra, "mig_ci", list, sizeof(list));
+	for (char *tok = strtok_r(list, " ", &save); tok && nci < NVM_MIG_MAX;
+	     tok = strtok_r(NULL, " ", &save)) {
+		unsigned gi, ci, c, at, k = 0;
+
+		if (sscanf(tok, "%u:%u:%u:%u", &gi, &ci, &c, &at) != 4)
+			continue;
+		while (k < ngi && gis[k].gi != gi)
+			k++;
+		if (k == ngi || !nvm_mig_ci_allowed(gis[k].slices, c))
+			continue;
+		gis[k].gi_ci_used |= nvm_mig_mask(c, at);
+		cis[nci] = gis[k];
+		cis[nci].ci = ci, cis[nci].ci_slices = c, cis[nci].ci_start = at;
+		cis[nci].ci_sms = nvml_mig_ci_sms(d, &gis[k], c);
+		if (c == gis[k].slices)
+			snprintf(cis[nci].name, sizeof(cis[nci].name), "%s", gis[k].profile);
+		else
+			snprintf(cis[nci].name, sizeof(cis[nci].name), "%uc.%s", c, gis[k].profile);
+		nci++;
+	}
+	for (unsigned k = 0; k < nci; k++) {
+		struct nvm_mig_dev *m = &d->mig[d->nmig];
+
+		*m = cis[k];
+		for (unsigned g = 0; g < ngi; g++) /* every compute instance's, listed or not */
+			if (gis[g].gi == m->gi)
+				m->gi_ci_used = gis[g].gi_ci_used;
 		if (!mig_allowed(d, m))
 			continue;
 		mig_uuid(m);
@@ -233,10 +289,10 @@ API nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t h, nvmlDeviceAttributes
 	if (!a)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	*a = (nvmlDeviceAttributes_t){
-		.multiprocessorCount = m->sms, .sharedCopyEngineCount = m->copy_engines,
+		.multiprocessorCount = m->ci_sms, .sharedCopyEngineCount = m->copy_engines,
 		.sharedDecoderCount = m->decoders, .sharedEncoderCount = m->encoders,
 		.sharedJpegCount = m->jpegs, .sharedOfaCount = m->ofas,
-		.gpuInstanceSliceCount = m->slices, .computeInstanceSliceCount = m->slices,
+		.gpuInstanceSliceCount = m->slices, .computeInstanceSliceCount = m->ci_slices,
 		.memorySizeMB = m->memory_mb,
 	};
 	return NVML_SUCCESS;

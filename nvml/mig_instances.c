@@ -1,10 +1,11 @@
 /* MIG's GPU and compute instances through NVML (what nvidia-smi mig -lgip,
  * -lgi, -lcip and -lci print, and what the MIG manager and Kubernetes'
  * device plugin read): the board's GPU instance profiles with their
- * placements and remaining capacity, the GPU instances, and in each the
- * one compute instance spanning it. A GPU instance handle and its compute
- * instance's handle are its MIG device's entry (mig.c), so only the
- * instances this process may open are listed; capacity counts them all.
+ * placements and remaining capacity, the GPU instances, and their compute
+ * instances. A compute instance's handle is its MIG device's entry
+ * (mig.c), a GPU instance's the entry of its first listed compute
+ * instance, so only the instances this process may open are listed;
+ * capacity counts them all.
  * Creating and destroying is `nvmirage mig`'s, on the agent: here they
  * answer NO_PERMISSION, as NVML does to a process without the MIG config
  * capability. */
@@ -32,6 +33,17 @@ static struct nvm_mig_dev *gi_of(nvmlGpuInstance_t gi)
 static struct nvm_mig_dev *ci_of(nvmlComputeInstance_t ci)
 {
 	return nvml_mig_of((nvmlDevice_t)(void *)ci);
+}
+
+/* The handle of GPU instance gi of d: its first listed compute instance
+ * (one is listed: gi is a listed one's). */
+static nvmlGpuInstance_t gi_handle(struct nvmlDevice_st *d, unsigned gi)
+{
+	unsigned k = 0;
+
+	while (d->mig[k].gi != gi)
+		k++;
+	return (nvmlGpuInstance_t)(void *)&d->mig[k];
 }
 
 /* The board's profile asked for by its NVML enum value, or NULL. */
@@ -171,9 +183,12 @@ API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t d, unsigned int profileI
 		return NVML_ERROR_INVALID_ARGUMENT;
 	if (!nvml_mig_prof(d, profileId))
 		return NVML_ERROR_NOT_SUPPORTED;
-	for (unsigned k = 0; k < d->nmig; k++)
-		if (d->mig[k].profile_id == profileId)
-			gis[n++] = (nvmlGpuInstance_t)(void *)&d->mig[k];
+	for (unsigned k = 0; k < d->nmig; k++) {
+		nvmlGpuInstance_t h = gi_handle(d, d->mig[k].gi);
+
+		if (d->mig[k].profile_id == profileId && (void *)h == (void *)&d->mig[k])
+			gis[n++] = h;
+	}
 	*count = n;
 	return NVML_SUCCESS;
 }
@@ -213,7 +228,7 @@ static nvmlReturn_t ci_profile(nvmlGpuInstance_t gi, unsigned profile, unsigned 
 			       nvmlComputeInstanceProfileInfo_v2_t *out)
 {
 	struct nvm_mig_dev *m = gi_of(gi);
-	unsigned c = 0, one_slice_sms = 0;
+	unsigned c = 0;
 
 	NEED_INIT();
 	if (!m || !out || profile >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT ||
@@ -224,13 +239,10 @@ static nvmlReturn_t ci_profile(nvmlGpuInstance_t gi, unsigned profile, unsigned 
 			c = k;
 	if (!c || !nvm_mig_ci_allowed(m->slices, c))
 		return NVML_ERROR_NOT_SUPPORTED;
-	for (unsigned k = 0; k < m->parent->nmigp; k++)
-		if (m->parent->migp[k].slices == 1 && m->parent->migp[k].size == 1)
-			one_slice_sms = m->parent->migp[k].sms;
 	*out = (nvmlComputeInstanceProfileInfo_v2_t){
 		.id = profile, .sliceCount = c,
-		.instanceCount = (m->slices - c) / nvm_mig_ci_align(c) + 1,
-		.multiprocessorCount = c == m->slices ? m->sms : c * one_slice_sms,
+		.instanceCount = nvm_mig_ci_starts(m->slices, c),
+		.multiprocessorCount = nvml_mig_ci_sms(m->parent, m, c),
 		.sharedCopyEngineCount = m->copy_engines, .sharedDecoderCount = m->decoders,
 		.sharedEncoderCount = m->encoders, .sharedJpegCount = m->jpegs,
 		.sharedOfaCount = m->ofas,
@@ -290,19 +302,28 @@ API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t
 	return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
 }
 
-/* The one compute instance spans its GPU instance: no room for another. */
+/* How many more of the profile fit beside every compute instance the GPU
+ * instance has, each at the lowest free placement. */
 API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gi,
 								    unsigned int profileId,
 								    unsigned int *count)
 {
+	struct nvm_mig_dev *m = gi_of(gi);
 	nvmlComputeInstanceProfileInfo_v2_t v;
 	nvmlReturn_t r = ci_profile(gi, profileId, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &v);
+	unsigned used, n = 0;
+	int at;
 
 	if (r)
 		return r;
 	if (!count)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	*count = 0;
+	used = m->gi_ci_used;
+	while ((at = nvm_mig_ci_place(used, m->slices, v.sliceCount, -1)) >= 0) {
+		used |= nvm_mig_mask(v.sliceCount, (unsigned)at);
+		n++;
+	}
+	*count = n;
 	return NVML_SUCCESS;
 }
 
@@ -342,8 +363,9 @@ API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gi, unsign
 	if (!cis || !count)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	*count = 0;
-	if (v.sliceCount == m->slices)
-		cis[(*count)++] = (nvmlComputeInstance_t)(void *)m;
+	for (unsigned k = 0; k < m->parent->nmig; k++)
+		if (m->parent->mig[k].gi == m->gi && m->parent->mig[k].ci_slices == v.sliceCount)
+			cis[(*count)++] = (nvmlComputeInstance_t)(void *)&m->parent->mig[k];
 	return NVML_SUCCESS;
 }
 
@@ -355,10 +377,12 @@ API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gi, uns
 	NEED_INIT();
 	if (!m || !ci)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	if (id != m->ci)
-		return NVML_ERROR_NOT_FOUND;
-	*ci = (nvmlComputeInstance_t)(void *)m;
-	return NVML_SUCCESS;
+	for (unsigned k = 0; k < m->parent->nmig; k++)
+		if (m->parent->mig[k].gi == m->gi && m->parent->mig[k].ci == id) {
+			*ci = (nvmlComputeInstance_t)(void *)&m->parent->mig[k];
+			return NVML_SUCCESS;
+		}
+	return NVML_ERROR_NOT_FOUND;
 }
 
 API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t ci, nvmlComputeInstanceInfo_t *info)
@@ -369,8 +393,9 @@ API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t ci, nvmlCom
 	if (!m || !info)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	*info = (nvmlComputeInstanceInfo_t){
-		.device = m->parent, .gpuInstance = (nvmlGpuInstance_t)(void *)m, .id = m->ci,
-		.profileId = nvm_mig_ci_enum(m->slices), .placement = { 0, m->slices },
+		.device = m->parent, .gpuInstance = gi_handle(m->parent, m->gi), .id = m->ci,
+		.profileId = nvm_mig_ci_enum(m->ci_slices),
+		.placement = { m->ci_start, m->ci_slices },
 	};
 	return NVML_SUCCESS;
 }

@@ -88,4 +88,27 @@ static inline unsigned nvm_mig_ci_align(unsigned c)
 	return a;
 }
 
+/* How many placements a compute instance of c slices has in a GPU
+ * instance of s. */
+static inline unsigned nvm_mig_ci_starts(unsigned s, unsigned c)
+{
+	return (s - c) / nvm_mig_ci_align(c) + 1;
+}
+
+/* Where a compute instance of c slices goes in a GPU instance of s whose
+ * slices in used are taken: the lowest free placement, or want only when
+ * want >= 0. -1: nowhere (or c is not one of the GPU instance's). */
+static inline int nvm_mig_ci_place(unsigned used, unsigned s, unsigned c, int want)
+{
+	if (!nvm_mig_ci_allowed(s, c))
+		return -1;
+	for (unsigned k = 0; k < nvm_mig_ci_starts(s, c); k++) {
+		unsigned at = k * nvm_mig_ci_align(c);
+
+		if ((want < 0 || (unsigned)want == at) && !(used & nvm_mig_mask(c, at)))
+			return (int)at;
+	}
+	return -1;
+}
+
 #endif

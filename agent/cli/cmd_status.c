@@ -28,6 +28,32 @@ static void print_section(json_object *o, const char *name, const char *title)
 		printf("  %-16s %s\n", key, json_object_get_string(val));
 }
 
+/* " [ci0 1c.3g.20gb@0, ci1 1c.3g.20gb@1]": a GPU instance's compute
+ * instances, unless it has only the one spanning it (named as it is). */
+static void print_compute(json_object *gi, const char *gi_profile)
+{
+	json_object *cis, *ci, *x;
+	size_t n;
+
+	if (!json_object_object_get_ex(gi, "compute_instances", &cis) ||
+	    !(n = json_object_array_length(cis)))
+		return;
+	ci = json_object_array_get_idx(cis, 0);
+	if (n == 1 && json_object_object_get_ex(ci, "profile", &x) &&
+	    !strcmp(json_object_get_string(x), gi_profile))
+		return;
+	for (size_t c = 0; c < n; c++) {
+		json_object *id, *p, *s;
+
+		ci = json_object_array_get_idx(cis, c);
+		json_object_object_get_ex(ci, "id", &id);
+		json_object_object_get_ex(ci, "profile", &p);
+		json_object_object_get_ex(ci, "start", &s);
+		printf("%sci%s %s@%s%s", c ? ", " : " [", json_object_get_string(id),
+		       json_object_get_string(p), json_object_get_string(s), c + 1 == n ? "]" : "");
+	}
+}
+
 /* "mig: GPU 0 (0000:07:00.0): gi1 3g.20gb@4, gi3 2g.10gb@0" per GPU with MIG on. */
 static void print_mig(json_object *o)
 {
@@ -50,6 +76,7 @@ static void print_mig(json_object *o)
 			json_object_object_get_ex(gi, "start", &s);
 			printf("%s gi%s %s@%s", k ? "," : "", json_object_get_string(id),
 			       json_object_get_string(p), json_object_get_string(s));
+			print_compute(gi, json_object_get_string(p));
 		}
 		printf("%s\n", gis && json_object_array_length(gis) ? "" : " no GPU instances");
 	}

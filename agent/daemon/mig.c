@@ -49,6 +49,24 @@ int agent_mig(struct agent *a, const char *gpu, const char *action, const char *
 	return 0;
 }
 
+/* [{id, profile ("1c.3g.20gb"), start (slice)}, ...] */
+static json_object *compute_json(const struct nvm_mig_gi *gi)
+{
+	json_object *arr = json_object_new_array();
+
+	for (unsigned c = 0; c < gi->nci; c++) {
+		json_object *o = json_object_new_object();
+		char name[32];
+
+		mig_compute_name(gi, &gi->ci[c], name, sizeof(name));
+		json_object_object_add(o, "id", json_object_new_int((int)gi->ci[c].id));
+		json_object_object_add(o, "profile", json_object_new_string(name));
+		json_object_object_add(o, "start", json_object_new_int((int)gi->ci[c].start));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 json_object *agent_mig_json(const struct agent *a)
 {
 	json_object *arr = json_object_new_array();
@@ -72,6 +90,7 @@ json_object *agent_mig_json(const struct agent *a)
 			json_object_object_add(gi, "profile_id",
 					       json_object_new_int((int)g->mig.gi[k].profile->id));
 			json_object_object_add(gi, "start", json_object_new_int((int)g->mig.gi[k].start));
+			json_object_object_add(gi, "compute_instances", compute_json(&g->mig.gi[k]));
 			json_object_array_add(gis, gi);
 		}
 		json_object_object_add(o, "gpu_instances", gis);

@@ -12,11 +12,11 @@
  *         # or instances: [{profile: "1g.5gb", placement_start: 6}], explicit
  *
  * Each GPU instance has the one compute instance spanning it, as
- * nvidia-mig-parted creates them. The board's profiles (names, ids, slices,
- * memory, placements) are NVIDIA's, from the MIG user guide's Supported MIG
- * Profiles, kept here per board; a layout NVIDIA would refuse (a profile the
- * board lacks, more instances than fit, no free placement) is refused with
- * file, line and key. */
+ * nvidia-mig-parted creates them, unless it lists its compute_instances
+ * (mig_compute.c). The board's profiles (names, ids, slices, memory,
+ * placements) are NVIDIA's, kept per board in mig_tables.c; a layout
+ * NVIDIA would refuse (a profile the board lacks, more instances than
+ * fit, no free placement) is refused with file, line and key. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,47 +26,6 @@
 #include "mig_layout.h"
 #include "profile/mig.h"
 #include "profile/profile_int.h"
-
-/* Placements are in memory units, eight on a 7-slice board: a profile of
- * size s may start at 0, s, 2s, ... (starts of them). */
-static const struct nvm_mig_profile a100_40gb[] = {
-	{ "1g.5gb", 19, 1, 1, 7, 4864, 14, 1, 0, 0, 0, 0 },
-	{ "2g.10gb", 14, 2, 2, 3, 9984, 28, 2, 1, 0, 0, 0 },
-	{ "3g.20gb", 9, 3, 4, 2, 20096, 42, 3, 2, 0, 0, 0 },
-	{ "4g.20gb", 5, 4, 4, 1, 20096, 56, 4, 2, 0, 0, 0 },
-	{ "7g.40gb", 0, 7, 8, 1, 40320, 98, 7, 5, 0, 1, 1 },
-	{ 0 },
-};
-static const struct nvm_mig_profile a100_80gb[] = {
-	{ "1g.10gb", 19, 1, 1, 7, 9856, 14, 1, 0, 0, 0, 0 },
-	{ "1g.20gb", 15, 1, 2, 4, 19968, 14, 1, 1, 0, 0, 0 },
-	{ "2g.20gb", 14, 2, 2, 3, 19968, 28, 2, 1, 0, 0, 0 },
-	{ "3g.40gb", 9, 3, 4, 2, 40192, 42, 3, 2, 0, 0, 0 },
-	{ "4g.40gb", 5, 4, 4, 1, 40192, 56, 4, 2, 0, 0, 0 },
-	{ "7g.80gb", 0, 7, 8, 1, 80896, 98, 7, 5, 0, 1, 1 },
-	{ 0 },
-};
-static const struct nvm_mig_profile h100_80gb[] = {
-	{ "1g.10gb", 19, 1, 1, 7, 9984, 16, 1, 1, 0, 1, 0 },
-	{ "1g.20gb", 15, 1, 2, 4, 19968, 16, 1, 1, 0, 1, 0 },
-	{ "2g.20gb", 14, 2, 2, 3, 19968, 32, 2, 2, 0, 2, 0 },
-	{ "3g.40gb", 9, 3, 4, 2, 40320, 60, 3, 3, 0, 3, 0 },
-	{ "4g.40gb", 5, 4, 4, 1, 40320, 64, 4, 4, 0, 4, 0 },
-	{ "7g.80gb", 0, 7, 8, 1, 80896, 132, 8, 7, 0, 7, 1 },
-	{ 0 },
-};
-
-/* The board's table, by the GPU's name; NULL: not MIG-capable here. */
-static const struct nvm_mig_profile *board_table(const char *name)
-{
-	if (strstr(name, "A100") && strstr(name, "40GB"))
-		return a100_40gb;
-	if (strstr(name, "A100") && strstr(name, "80GB"))
-		return a100_80gb;
-	if (strstr(name, "H100") && strstr(name, "80GB"))
-		return h100_80gb;
-	return NULL;
-}
 
 /* Memory units in use by the instances so far. */
 static unsigned used_units(const struct nvm_mig *mig)
@@ -99,7 +58,8 @@ const char *mig_add_instance(struct nvm_mig *mig, const struct nvm_mig_profile *
 	if (s < 0)
 		return start >= 0 ? "that placement is taken" : "no free placement left for it";
 	mig->gi[mig->ngi++] = (struct nvm_mig_gi){ .id = nvm_mig_gi_id(p->size, (unsigned)s),
-						   .start = (unsigned)s, .profile = p };
+						   .start = (unsigned)s, .profile = p, .nci = 1,
+						   .ci[0] = { .id = 0, .slices = p->slices } };
 	return NULL;
 }
 
@@ -142,23 +102,12 @@ static const struct nvm_mig_profile *find_profile(struct ydoc *y, yaml_node_t *e
 	return NULL;
 }
 
-/* Only the default compute instance, which spans the GPU instance. */
-static int check_compute(struct ydoc *y, yaml_node_t *e, const char *path)
-{
-	yaml_node_t *ci = ydoc_get(y, e, "compute_instances");
-
-	if (ci && (!ydoc_is_seq(ci) || ydoc_seq_len(ci) > 1))
-		return ydoc_fail(y, ci, path, "nvmirage gives each GPU instance the one compute "
-				 "instance spanning it; list at most that one");
-	return 0;
-}
-
 /* One line of the layout: profile, how many, where (-1: anywhere). */
 struct request {
 	const struct nvm_mig_profile *p;
 	unsigned count;
 	int start;
-	yaml_node_t *node;
+	yaml_node_t *node, *compute;
 	char path[96];
 };
 
@@ -182,8 +131,9 @@ static int parse_layout(struct ydoc *y, yaml_node_t *list, bool counted, unsigne
 		r->start = -1;
 		if (!ydoc_is_map(e))
 			return ydoc_fail(y, e, r->path, "expected a mapping");
-		if (!(r->p = find_profile(y, e, table, r->path)) || check_compute(y, e, r->path))
+		if (!(r->p = find_profile(y, e, table, r->path)))
 			return -1;
+		r->compute = ydoc_get(y, e, "compute_instances");
 		if (counted && (c = ydoc_get(y, e, "count")) && ydoc_uint(y, c, r->path, 7, &v))
 			return -1;
 		r->count = (unsigned)v;
@@ -201,10 +151,14 @@ static int parse_layout(struct ydoc *y, yaml_node_t *list, bool counted, unsigne
 
 				if ((req[k].start >= 0) != fixed || req[k].p->size != size)
 					continue;
-				for (unsigned c = 0; c < req[k].count; c++)
+				for (unsigned c = 0; c < req[k].count; c++) {
 					if ((why = mig_add_instance(mig, req[k].p, req[k].start)))
 						return ydoc_fail(y, req[k].node, req[k].path, "%s: %s",
 								 req[k].p->name, why);
+					if (mig_parse_compute(y, req[k].compute, req[k].path,
+							      &mig->gi[mig->ngi - 1]))
+						return -1;
+				}
 			}
 	mig_sort(mig);
 	return 0;
@@ -229,7 +183,7 @@ static int parse_mode(struct ydoc *y, yaml_node_t *mig, const char *key, const c
 int parse_mig(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, unsigned i,
 	      struct nvm_gpu *g)
 {
-	const struct nvm_mig_profile *table = board_table(g->name);
+	const struct nvm_mig_profile *table = mig_board_table(g->name);
 	yaml_node_t *mig = ydoc_get(y, dev, "mig"), *counted, *listed;
 	char path[64];
 
@@ -258,7 +212,8 @@ int parse_mig(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, unsigned 
 				 "instances need mode_current: enabled");
 	if (!table)
 		return ydoc_fail(y, mig, path, "nvmirage has no MIG profile table for \"%s\" "
-				 "(it has A100 40GB and 80GB, H100 80GB)", g->name);
+				 "(it has A100 40GB and 80GB, H100 80GB and NVL, GH200 96GB, H200, "
+				 "B200)", g->name);
 	if (counted && listed)
 		return ydoc_fail(y, listed, path, "give gpu_instances or instances, not both");
 	if (!ydoc_is_seq(counted ? counted : listed))

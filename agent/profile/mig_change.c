@@ -122,9 +122,22 @@ void mig_describe(const struct nvm_mig *mig, char *out, size_t len)
 	size_t at = 0;
 
 	out[0] = '\0';
-	for (unsigned k = 0; k < mig->ngi && at < len; k++)
+	for (unsigned k = 0; k < mig->ngi && at < len; k++) {
+		const struct nvm_mig_gi *gi = &mig->gi[k];
+
 		at += (size_t)snprintf(out + at, len - at, "%s%s@%u(gi%u)", k ? " " : "",
-				       mig->gi[k].profile->name, mig->gi[k].start, mig->gi[k].id);
+				       gi->profile->name, gi->start, gi->id);
+		/* Compute instances, unless the one spanning it. */
+		for (unsigned c = 0; at < len && gi->ci[0].slices != gi->profile->slices && c < gi->nci;
+		     c++) {
+			char name[32];
+
+			mig_compute_name(gi, &gi->ci[c], name, sizeof(name));
+			at += (size_t)snprintf(out + at, len - at, "%sci%u %s@%u%s", c ? ", " : "[",
+					       gi->ci[c].id, name, gi->ci[c].start,
+					       c + 1 == gi->nci ? "]" : "");
+		}
+	}
 	if (!mig->ngi)
 		snprintf(out, len, "no instances");
 }

@@ -102,11 +102,22 @@ struct nvm_mig_profile {
 	unsigned sms, copy_engines, decoders, encoders, jpegs, ofas;
 };
 
-/* A GPU instance, with the one compute instance spanning it (id 0). */
+#define NVM_MIG_MAX_CI 7 /* compute instances in a GPU instance: one per slice */
+
+/* A compute instance: a GPU instance's MIG device. */
+struct nvm_mig_ci {
+	unsigned id;             /* lowest free when made, as the driver numbers them */
+	unsigned slices, start;  /* in compute slices of its GPU instance */
+};
+
+/* A GPU instance and its compute instances (by default the one spanning
+ * it, id 0, as nvidia-mig-parted makes them), ordered by id. */
 struct nvm_mig_gi {
 	unsigned id;             /* GPU instance id: from its placement (mig.c) */
 	unsigned start;          /* first memory unit */
 	const struct nvm_mig_profile *profile;
+	unsigned nci;
+	struct nvm_mig_ci ci[NVM_MIG_MAX_CI];
 };
 
 /* A GPU's MIG state: mode, and its GPU instances. */

@@ -21,6 +21,10 @@ int parse_nvlink(struct ydoc *y, yaml_node_t *nvlink, struct nvm_model *m);
  * picks the board). */
 int parse_mig(struct ydoc *y, yaml_node_t *dev, yaml_node_t *defaults, unsigned i,
 	      struct nvm_gpu *g);
+/* A GPU instance's compute_instances list (path names it in errors), in
+ * place of the one spanning it; none given: that one stays
+ * (mig_compute.c). */
+int mig_parse_compute(struct ydoc *y, yaml_node_t *list, const char *path, struct nvm_mig_gi *gi);
 /* infiniband: the HCAs beside the GPUs, placed on their root complexes
  * (so after parse_roots); m->node_name too (infiniband.c). */
 int parse_infiniband(struct ydoc *y, yaml_node_t *ib, struct nvm_model *m);

@@ -96,14 +96,8 @@ int render_devices(const struct nvm_model *m, const char *tree)
 	/* A MIG instance's access nodes, GPU instance and compute instance. */
 	for (unsigned i = 0; i < m->ngpus; i++)
 		for (unsigned k = 0; m->gpus[i].mig.enabled && k < m->gpus[i].mig.ngi; k++)
-			for (int ci = -1; ci <= 0; ci++) {
-				unsigned minor = nvm_mig_minor(m->gpus[i].minor,
-								  m->gpus[i].mig.gi[k].id, ci);
-
-				snprintf(name, sizeof(name), "nvidia-cap%u", minor);
-				if (render_node(caps, name, m->caps_major, minor, 0444))
-					return -1;
-			}
+			if (render_mig_nodes(m, tree, m->gpus[i].minor, &m->gpus[i].mig.gi[k], true))
+				return -1;
 	return render_ib_devices(m, tree);
 }
 

@@ -59,6 +59,10 @@ bool render_has_mig(const struct nvm_model *m);
  * instances' directories and nodes; so whatever NVML lists exists. */
 int render_mig_refresh(const struct nvm_model *m, unsigned i, const struct nvm_mig *before,
 		       const char *root, bool nodes);
+/* A GPU instance's nvidia-caps nodes in root/dev/nvidia-caps, its own
+ * and each compute instance's: made, or removed when !make. */
+int render_mig_nodes(const struct nvm_model *m, const char *root, unsigned gpu_minor,
+		     const struct nvm_mig_gi *gi, bool make);
 /* A character device node dir/name (the agent must be root). */
 int render_node(const char *dir, const char *name, unsigned major, unsigned minor,
 		unsigned mode);

@@ -53,16 +53,20 @@ static int write_minors(const char *tree)
 }
 
 /* A GPU instance's capability files in dir (gpuN/mig/giX): access, and
- * ci0/access for its one compute instance. */
-static int write_gi(const char *dir, unsigned gpu_minor, unsigned id)
+ * ciY/access for each of its compute instances. */
+static int write_gi(const char *dir, unsigned gpu_minor, const struct nvm_mig_gi *gi)
 {
 	char ci[PATH_MAX];
 
-	snprintf(ci, sizeof(ci), "%s/ci0", dir);
-	return access_file(dir, "access", nvm_mig_minor(gpu_minor, id, -1), 292) ||
-			       access_file(ci, "access", nvm_mig_minor(gpu_minor, id, 0), 292)
-		       ? -1
-		       : 0;
+	if (access_file(dir, "access", nvm_mig_minor(gpu_minor, gi->id, -1), 292))
+		return -1;
+	for (unsigned c = 0; c < gi->nci; c++) {
+		snprintf(ci, sizeof(ci), "%s/ci%u", dir, gi->ci[c].id);
+		if (access_file(ci, "access", nvm_mig_minor(gpu_minor, gi->id, (int)gi->ci[c].id),
+				292))
+			return -1;
+	}
+	return 0;
 }
 
 int render_mig(const struct nvm_model *m, const char *tree)
@@ -84,7 +88,7 @@ int render_mig(const struct nvm_model *m, const char *tree)
 			return -1;
 		for (unsigned k = 0; g->mig.enabled && k < g->mig.ngi; k++) {
 			snprintf(dir, sizeof(dir), "%s/gpu%u/mig/gi%u", caps, g->minor, g->mig.gi[k].id);
-			if (write_gi(dir, g->minor, g->mig.gi[k].id))
+			if (write_gi(dir, g->minor, &g->mig.gi[k]))
 				return -1;
 		}
 	}
@@ -99,15 +103,14 @@ static bool has_gi(const struct nvm_mig *mig, unsigned id)
 	return false;
 }
 
-/* The GPU instance's two nvidia-caps nodes, made or removed. */
-static int gi_nodes(const struct nvm_model *m, const char *root, unsigned gpu_minor, unsigned id,
-		    bool make)
+int render_mig_nodes(const struct nvm_model *m, const char *root, unsigned gpu_minor,
+		     const struct nvm_mig_gi *gi, bool make)
 {
 	char dir[PATH_MAX], name[32], path[PATH_MAX + 32];
 
 	snprintf(dir, sizeof(dir), "%s/dev/nvidia-caps", root);
-	for (int ci = -1; ci <= 0; ci++) {
-		unsigned minor = nvm_mig_minor(gpu_minor, id, ci);
+	for (int c = -1; c < (int)gi->nci; c++) {
+		unsigned minor = nvm_mig_minor(gpu_minor, gi->id, c < 0 ? -1 : (int)gi->ci[c].id);
 
 		snprintf(name, sizeof(name), "nvidia-cap%u", minor);
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -118,30 +121,34 @@ static int gi_nodes(const struct nvm_model *m, const char *root, unsigned gpu_mi
 	return 0;
 }
 
-/* Removes what write_gi wrote in dir (and nothing else). */
+/* Removes what write_gi wrote in dir (and nothing else): any ciY. */
 static void remove_gi(const char *dir)
 {
-	static const char *const parts[] = { "ci0/access", "ci0", "access", "" };
 	char path[PATH_MAX + 16];
 
-	for (unsigned k = 0; k < 4; k++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, parts[k]);
-		(void)(k % 2 ? rmdir(path) : unlink(path)); /* ENOENT: already gone */
+	for (unsigned c = 0; c < NVM_MIG_CIS; c++) {
+		snprintf(path, sizeof(path), "%s/ci%u/access", dir, c);
+		(void)unlink(path); /* ENOENT: not there */
+		snprintf(path, sizeof(path), "%s/ci%u", dir, c);
+		(void)rmdir(path);
 	}
+	snprintf(path, sizeof(path), "%s/access", dir);
+	(void)unlink(path);
+	(void)rmdir(dir);
 }
 
 /* gpuN/mig/giX built beside (tmp) and renamed in, or renamed out to tmp
  * and removed: a reader sees the whole directory or none. */
-static int gi_dir(const char *root, unsigned gpu_minor, unsigned id, bool make)
+static int gi_dir(const char *root, unsigned gpu_minor, const struct nvm_mig_gi *gi, bool make)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX];
 
 	snprintf(dir, sizeof(dir), "%s/proc/driver/nvidia/capabilities/gpu%u/mig/gi%u", root,
-		 gpu_minor, id);
+		 gpu_minor, gi->id);
 	snprintf(tmp, sizeof(tmp), "%s/.replacing-gi", root);
 	remove_gi(tmp);
 	if (make) {
-		if (write_gi(tmp, gpu_minor, id) || rename(tmp, dir))
+		if (write_gi(tmp, gpu_minor, gi) || rename(tmp, dir))
 			return nvm_err_r(-1, "%s: %s", dir, strerror(errno));
 		return 0;
 	}
@@ -159,10 +166,11 @@ int render_mig_refresh(const struct nvm_model *m, unsigned i, const struct nvm_m
 	size_t n;
 
 	for (unsigned k = 0; k < g->mig.ngi; k++) {
-		unsigned id = g->mig.gi[k].id;
+		const struct nvm_mig_gi *gi = &g->mig.gi[k];
 
-		if (!has_gi(before, id) &&
-		    ((nodes && gi_nodes(m, root, g->minor, id, true)) || gi_dir(root, g->minor, id, true)))
+		if (!has_gi(before, gi->id) &&
+		    ((nodes && render_mig_nodes(m, root, g->minor, gi, true)) ||
+		     gi_dir(root, g->minor, gi, true)))
 			return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/.replacing", root);
@@ -171,10 +179,11 @@ int render_mig_refresh(const struct nvm_model *m, unsigned i, const struct nvm_m
 	if (n >= sizeof(text) - 1 || fs_replace(tmp, dir, g->bus_id, text, n, 0444))
 		return -1;
 	for (unsigned k = 0; k < before->ngi; k++) {
-		unsigned id = before->gi[k].id;
+		const struct nvm_mig_gi *gi = &before->gi[k];
 
-		if (!has_gi(&g->mig, id) &&
-		    (gi_dir(root, g->minor, id, false) || (nodes && gi_nodes(m, root, g->minor, id, false))))
+		if (!has_gi(&g->mig, gi->id) &&
+		    (gi_dir(root, g->minor, gi, false) ||
+		     (nodes && render_mig_nodes(m, root, g->minor, gi, false))))
 			return -1;
 	}
 	return 0;

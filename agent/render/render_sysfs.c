@@ -226,8 +226,10 @@ static void nvlink_line(const struct nvm_model *m, unsigned i, char *out, size_t
  *   mig=CURRENT PENDING
  *   mig_profiles=NAME:ID:SLICES:SIZE:STARTS:MB:SMS:CE:DEC:ENC:JPG:OFA ...
  *   mig_gi=GI_ID:PROFILE_ID:START ...
+ *   mig_ci=GI_ID:CI_ID:SLICES:START ...
  * the board's GPU instance profiles (what nvidia-smi mig -lgip lists),
- * then the GPU instances, each with the one compute instance spanning it. */
+ * then the GPU instances, then their compute instances (START in slices
+ * of the GPU instance). */
 static size_t mig_line(const struct nvm_gpu *g, char *out, size_t len)
 {
 	size_t at = 0;
@@ -246,6 +248,13 @@ static size_t mig_line(const struct nvm_gpu *g, char *out, size_t len)
 	for (unsigned k = 0; k < g->mig.ngi && at < len; k++)
 		at += (size_t)snprintf(out + at, len - at, "%s%u:%u:%u", k ? " " : "", g->mig.gi[k].id,
 				       g->mig.gi[k].profile->id, g->mig.gi[k].start);
+	if (at < len)
+		at += (size_t)snprintf(out + at, len - at, "\nmig_ci=");
+	for (unsigned k = 0, n = 0; k < g->mig.ngi; k++)
+		for (unsigned c = 0; c < g->mig.gi[k].nci && at < len; c++, n++)
+			at += (size_t)snprintf(out + at, len - at, "%s%u:%u:%u:%u", n ? " " : "",
+					       g->mig.gi[k].id, g->mig.gi[k].ci[c].id,
+					       g->mig.gi[k].ci[c].slices, g->mig.gi[k].ci[c].start);
 	if (at < len)
 		at += (size_t)snprintf(out + at, len - at, "\n");
 	return at < len ? at : len;

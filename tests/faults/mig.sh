@@ -92,3 +92,21 @@ r=$(nsmi -L)
 check_eq "and nvidia-smi -L as at start" "4" "$(echo "$r" | grep -c '^  MIG ')"
 stop_agent
 check "and the agent removed its tree" test ! -e "$ROOT"
+
+echo "== MIG at runtime, a GPU instance with two compute instances"
+sed 's|        - {profile: "3g.20gb", count: 1}|        - {profile: "3g.20gb", count: 1, compute_instances: [{profile: "1c.3g.20gb", count: 2}]}|' \
+	profiles/a100-mig.yaml > "$work/ci.yaml"
+check "agent starts" start_agent "$LOG" --profile "$work/ci.yaml" --device-nodes --cgroup "$T" --root "$ROOT"
+check_has "status: gi2's two compute instances" "gi2 3g.20gb@4 [ci0 1c.3g.20gb@0, ci1 1c.3g.20gb@1], gi3" "$("$nvm" status --root "$ROOT")"
+check_eq "gi2's ci0 and ci1, and their nodes 22 and 23" "ci0 ci1 | nvidia-cap21 nvidia-cap22 nvidia-cap23 " \
+	"$(in_t sh -c 'ls /proc/driver/nvidia/capabilities/gpu0/mig/gi2 | grep ci | tr "\n" " "')| $(caps | grep -o 'nvidia-cap2[0-9] ' | tr -d '\n')"
+check_eq "NVIDIA's nvidia-smi -L: 5 MIG devices, two 1c.3g.20gb" "5 2" \
+	"$(nsmi -L | grep -c '^  MIG ') $(nsmi -L | grep -c '^  MIG 1c.3g.20gb ')"
+check_eq "destroy gi2" "" "$(mig 0 destroy 2 | grep -v done)"
+check_eq "its directory and its three nodes are gone" "gi3 gi9 gi10 | " \
+	"$(gis)| $(caps | grep -o 'nvidia-cap2[0-9] ' | tr -d '\n')"
+check_eq "and nvidia-smi -L lists the 3 left" 3 "$(nsmi -L | grep -c '^  MIG ')"
+check_eq "made again, it has the one compute instance spanning it" "" "$(mig 0 create 3g.20gb | grep -v done)"
+check_eq "ci0, nodes 21 and 22" "ci0 | nvidia-cap21 nvidia-cap22 " \
+	"$(in_t sh -c 'ls /proc/driver/nvidia/capabilities/gpu0/mig/gi2 | grep ci | tr "\n" " "')| $(caps | grep -o 'nvidia-cap2[0-9] ' | tr -d '\n')"
+stop_agent

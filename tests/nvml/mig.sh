@@ -68,7 +68,7 @@ if [ -n "${smi_bin:-}" ] && [ -x "$smi_bin" ]; then
 		"| 0 MIG 1g.5gb 19 9 2:1 |" "| 0 MIG 1g.5gb 19 10 3:1 |" "| 0 MIG 2g.10gb 14 3 0:2 |" \
 		"| 0 MIG 3g.20gb 9 2 4:4 |")" "$r"
 	r=$(smig -lcip | grep MIG | tr -s ' ')
-	check_eq "mig -lcip: each GPU instance's compute instance profiles (* the one in use)" "$(printf '%s\n' \
+	check_eq "mig -lcip: each GPU instance's compute instance profiles (* the default, spanning it)" "$(printf '%s\n' \
 		"| 0 9 MIG 1g.5gb 0* 0/1 14 0 0 0 |" "| 0 10 MIG 1g.5gb 0* 0/1 14 0 0 0 |" \
 		"| 0 3 MIG 1c.2g.10gb 0 0/2 14 1 0 0 |" "| 0 3 MIG 2g.10gb 1* 0/1 28 1 0 0 |" \
 		"| 0 2 MIG 1c.3g.20gb 0 0/3 14 2 0 0 |" "| 0 2 MIG 2c.3g.20gb 1 0/1 28 2 0 0 |" \
@@ -85,3 +85,40 @@ r=$(timeout 30 "$in_cgroup" "$O" sh -c 'ls /proc/driver/nvidia-caps /proc/driver
 check_has "outside: no mig-minors" "cannot access '/proc/driver/nvidia-caps'" "$r"
 r=$(timeout 60 "$nvm" -q exec --profile a100 --root /run/nvn -- sh -c 'ls /proc/driver/nvidia-caps /proc/driver/nvidia/capabilities' 2>&1)
 check_has "a100 (MIG off): no MIG files at all, as before" "cannot access '/proc/driver/nvidia-caps'" "$r"
+
+echo "== MIG compute instances (GPU 0's 3g.20gb holding two 1c.3g.20gb)"
+ci_profile=$(mktemp /tmp/nvm-ci-XXXXXX.yaml)
+sed 's|        - {profile: "3g.20gb", count: 1}|        - {profile: "3g.20gb", count: 1, compute_instances: [{profile: "1c.3g.20gb", count: 2}]}|' \
+	profiles/a100-mig.yaml > "$ci_profile"
+check_eq "the profile asks for them" 1 "$(grep -c 'compute_instances' "$ci_profile")"
+inci() { timeout 60 "$nvm" -q exec --profile "$ci_profile" --device-nodes --root /run/nvn -- "$@" 2>&1; }
+r=$(inci sh -c 'cd /proc/driver/nvidia/capabilities/gpu0/mig/gi2 && ls -d ci*; cat ci1/access; ls /dev/nvidia-caps | sort -V | tr "\n" " "')
+check_eq "gi2 has ci0 and ci1, each with its minor; their nodes beside the others'" "$(printf '%s\n' ci0 ci1 \
+	'DeviceFileMinor: 23' 'DeviceFileMode: 292' 'DeviceFileModify: 1' \
+	'nvidia-cap1 nvidia-cap2 nvidia-cap21 nvidia-cap22 nvidia-cap23 nvidia-cap30 nvidia-cap31 nvidia-cap84 nvidia-cap85 nvidia-cap93 nvidia-cap94 ')" "$r"
+r=$(inci env LD_LIBRARY_PATH="$(dirname "$lib")" /usr/bin/python3 -c "$mig_py")
+check_eq "NVML: 5 MIG devices, the two of gi2 (ci 0-1, 1 of 3 slices, 20096 MiB shared) first" "$(printf '%s\n' \
+	"0 2 0 1 3 1 20096 True NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb" \
+	"1 2 1 1 3 1 20096 True NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb" \
+	"2 3 0 1 2 2 9984 True NVIDIA A100-SXM4-40GB MIG 2g.10gb" \
+	"3 9 0 1 1 1 4864 True NVIDIA A100-SXM4-40GB MIG 1g.5gb" \
+	"4 10 0 1 1 1 4864 True NVIDIA A100-SXM4-40GB MIG 1g.5gb")" "$(echo "$r" | sed -n 4,8p)"
+r=$(inci "$nvm" smi -L)
+check_eq "smi -L: 5 MIG devices under GPU 0, 2 of them 1c.3g.20gb" "5 2" \
+	"$(echo "$r" | grep -c '^  MIG ') $(echo "$r" | grep -c '^  MIG 1c\.3g\.20gb  *Device  [0-1]: (UUID: MIG-')"
+check_eq "each with its own UUID" 5 "$(echo "$r" | grep '^  MIG ' | sed 's/.*UUID: //' | sort -u | wc -l)"
+if [ -n "${smi_bin:-}" ] && [ -x "$smi_bin" ]; then
+	theirs=$(timeout 60 "$nvm" -q exec --profile "$ci_profile" --root /run/nvn -- \
+		env LD_LIBRARY_PATH="$(dirname "$lib")" "$smi_bin" -L 2>&1)
+	check_eq "and byte for byte what NVIDIA's nvidia-smi -L prints" "$theirs" "$r"
+	cmig() { timeout 60 "$nvm" -q exec --profile "$ci_profile" --root /run/nvn -- \
+		env LD_LIBRARY_PATH="$(dirname "$lib")" "$smi_bin" mig "$@" 2>&1; }
+	r=$(cmig -lci -gi 2 | grep MIG | tr -s ' ')
+	check_eq "nvidia-smi mig -lci: gi2's two, at slices 0 and 1" "$(printf '%s\n' \
+		"| 0 2 MIG 1c.3g.20gb 0 0 0:1 |" "| 0 2 MIG 1c.3g.20gb 0 1 1:1 |")" "$r"
+	r=$(cmig -lcip -gi 2 | grep MIG | tr -s ' ')
+	check_eq "mig -lcip: room left in gi2 for one more 1c, none for a 2c or the whole" "$(printf '%s\n' \
+		"| 0 2 MIG 1c.3g.20gb 0 1/3 14 2 0 0 |" "| 0 2 MIG 2c.3g.20gb 1 0/1 28 2 0 0 |" \
+		"| 0 2 MIG 3g.20gb 2* 0/1 42 2 0 0 |")" "$r"
+fi
+rm -f "$ci_profile"

@@ -1,6 +1,7 @@
 #include "unit.h"
 
 #include "lib/log.h"
+#include "profile/mig.h"
 #include "profile/profile.h"
 
 static const char *const shipped[] = { "gb300", "gb200", "b200", "h100", "a100", "l40s", "t4" };
@@ -223,6 +224,21 @@ static const struct bad_case bad[] = {
 	{ "mig: a placement taken", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
 	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, instances: [{profile: 3g.20gb, placement_start: 0}, {profile: 1g.5gb, placement_start: 2}]}}\n",
 	  "devices[0].mig.instances[1]: 1g.5gb: that placement is taken" },
+	{ "mig: a compute instance profile of another GPU instance", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, instances: [{profile: 3g.20gb, compute_instances: [{profile: 1c.2g.10gb}]}]}}\n",
+	  "devices[0].mig.instances[0].compute_instances[0]: \"1c.2g.10gb\": not a compute instance profile of 3g.20gb (1c.3g.20gb, 2c.3g.20gb, 3g.20gb)" },
+	{ "mig: more compute slices than the GPU instance has", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, instances: [{profile: 3g.20gb, compute_instances: [{profile: 2c.3g.20gb, count: 2}]}]}}\n",
+	  "devices[0].mig.instances[0].compute_instances[0]: no free compute slices left for it" },
+	{ "mig: a compute placement taken", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, instances: [{profile: 7g.40gb, compute_instances: [{profile: 1c.7g.40gb, placement_start: 3}, {profile: 1c.7g.40gb, placement_start: 3}]}]}}\n",
+	  "devices[0].mig.instances[0].compute_instances[1]: that placement is taken" },
+	{ "mig: a 4g instance has no 3c", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, instances: [{profile: 4g.20gb, compute_instances: [{profile: 3c.4g.20gb}]}]}}\n",
+	  "\"3c.4g.20gb\": not a compute instance profile of 4g.20gb (1c.4g.20gb, 2c.4g.20gb, 4g.20gb)" },
+	{ "mig: no compute instance", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
+	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled, instances: [{profile: 3g.20gb, compute_instances: []}]}}\n",
+	  "compute_instances: expected a list of at least one" },
 	{ "mig: instances with MIG off", SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\ndevices:\n"
 	  "  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {gpu_instances: [{profile: 1g.5gb}]}}\n",
 	  "devices[0].mig: instances need mode_current: enabled" },
@@ -385,6 +401,73 @@ static void mig_layout_by_count(void **state)
 	assert_int_equal(m.gpus[1].mig.ngi, 0);
 }
 
+/* Compute instances: fixed placements first, then the widest at the
+ * lowest free placement, ids the lowest free in that order. */
+static void mig_compute_instances(void **state)
+{
+	static const char y[] = SYS "device_defaults: {name: \"NVIDIA A100-SXM4-40GB\", pci: {device_id: 0x20B010DE}}\n"
+		"devices:\n  - {minor_number: 0, pci: {bus_id: \"0000:01:00.0\"}, mig: {mode_current: enabled,"
+		" instances: [{profile: 7g.40gb, compute_instances: [{profile: 1c.7g.40gb, count: 2},"
+		" {profile: 1c.7g.40gb, placement_start: 6}, {profile: 4c.7g.40gb}]}]}}\n";
+	static const unsigned slices[] = { 4, 1, 1, 1 }, starts[] = { 0, 4, 5, 6 },
+			      ids[] = { 1, 2, 3, 0 };
+	static struct nvm_model m;
+	const struct nvm_mig_gi *gi = &m.gpus[0].mig.gi[0];
+
+	(void)state;
+	assert_int_equal(profile_parse("ci.yaml", y, sizeof(y) - 1, 0, &m), 0);
+	assert_int_equal(m.gpus[0].mig.ngi, 1);
+	assert_int_equal(gi->nci, 4);
+	/* listed by id: 0 is the fixed one (made first), 1 the 4c, 2-3 the 1c */
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned want = 0;
+
+		while (ids[want] != k)
+			want++;
+		assert_int_equal(gi->ci[k].id, k);
+		assert_int_equal(gi->ci[k].slices, slices[want]);
+		assert_int_equal(gi->ci[k].start, starts[want]);
+	}
+}
+
+/* Boards by their name as nvidia-smi gives it: GH200 is not H200, GB200
+ * not B200; the 144 GB GH200 and GB200 have no table. */
+static void mig_board_tables(void **state)
+{
+	static const struct {
+		const char *gpu, *first;
+		unsigned mb, sms;
+	} cases[] = {
+		{ "NVIDIA H200", "1g.18gb", 16384, 16 },
+		{ "NVIDIA H200 NVL", "1g.18gb", 16384, 16 },
+		{ "NVIDIA H100 NVL", "1g.12gb", 11008, 16 },
+		{ "NVIDIA H100 80GB HBM3", "1g.10gb", 9984, 16 },
+		{ "NVIDIA GH200 480GB", "1g.12gb", 11264, 16 },
+		{ "NVIDIA B200", "1g.23gb", 20992, 18 },
+		{ "NVIDIA GB200", NULL, 0, 0 },
+		{ "NVIDIA GH200 144G HBM3e", NULL, 0, 0 },
+		{ "NVIDIA L40S", NULL, 0, 0 },
+	};
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct nvm_mig_profile *t = mig_board_table(cases[k].gpu);
+
+		if (!cases[k].first) {
+			assert_null(t);
+			continue;
+		}
+		assert_non_null(t);
+		assert_string_equal(t[0].name, cases[k].first);
+		assert_int_equal(t[0].memory_mb, cases[k].mb);
+		assert_int_equal(t[0].sms, cases[k].sms);
+		while (t[1].name) /* the whole GPU last, profile id 0, 7 slices */
+			t++;
+		assert_int_equal(t->id, 0);
+		assert_int_equal(t->slices, 7);
+	}
+}
+
 static void more_than_64_gpus_is_refused(void **state)
 {
 	static struct nvm_model m;
@@ -429,6 +512,8 @@ int main(void)
 		cmocka_unit_test(each_bad_input_names_file_line_and_key),
 		cmocka_unit_test(infiniband_hcas_beside_their_gpus),
 		cmocka_unit_test(mig_layout_by_count),
+		cmocka_unit_test(mig_compute_instances),
+		cmocka_unit_test(mig_board_tables),
 		cmocka_unit_test(nvlink_peers_and_switches),
 		cmocka_unit_test(telemetry_sections_and_overrides),
 		cmocka_unit_test(more_than_64_gpus_is_refused),
