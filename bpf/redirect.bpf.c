@@ -34,9 +34,14 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the agent before load. */
-const volatile __u64 soft_deadline_ns = 50ULL * 1000 * 1000; /* agent must claim by then */
-const volatile __u64 hard_deadline_ns = 100ULL * 1000 * 1000; /* and finish by then */
-/* and answer this soon once it has claimed (see wait_step) */
+/* While every CPU holds a waiting task, a request must be claimed by then
+ * (see slot.bpf.h); a fork repair waits this long for a CPU or a slot. */
+const volatile __u64 soft_deadline_ns = 50ULL * 1000 * 1000;
+/* While the agent's process lives, a wait ends by then at the latest (see
+ * slot.bpf.h). */
+const volatile __u64 live_deadline_ns = 1000ULL * 1000 * 1000;
+/* and answer this soon once it has claimed, while no CPU is free (see
+ * wait_step) */
 const volatile __u64 answer_limit_ns = 3ULL * 1000 * 1000;
 /* A fork this soon after a patch came or went in its parent gets its copy
  * repaired (NVM_RECENT_NS, times the agent's time scale). */
@@ -52,6 +57,8 @@ const volatile bool bind_tree = false;
 const volatile __u32 nr_slots = 1;
 const volatile __u32 nr_cpus_online = 2;
 
+/* Set when the agent's process exits (nvm_agent_exit): waits end at once. */
+volatile __u32 agent_gone;
 /* Bumped by the agent whenever the target set changes. */
 volatile __u64 targets_gen;
 /* Tasks inside a syscall that relies on a patch, until its bytes are back
@@ -326,6 +333,22 @@ int BPF_PROG(nvm_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 	}
 	fix_fork_child(pmm, child);
+	return 0;
+}
+
+/* The agent's process is exiting (killed, or its last thread ending): no
+ * answer will come, so every wait ends now rather than at its limit. Its
+ * programs are still attached here (the files go later in the exit). A
+ * thread of the agent that ends while the process lives changes nothing. */
+#define NVM_SIGNAL_GROUP_EXIT 0x4
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(nvm_agent_exit, struct task_struct *p)
+{
+	if (!agent_tgid || p->tgid != agent_tgid)
+		return 0;
+	if (p->signal->live.counter && !(p->signal->flags & NVM_SIGNAL_GROUP_EXIT))
+		return 0;
+	agent_gone = 1;
 	return 0;
 }
 

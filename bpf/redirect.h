@@ -206,9 +206,27 @@ struct nvm_kstats {
 				* there by the agent after the exec */
 	__u64 rdma_netlink_refused; /* a target's socket(AF_NETLINK, NETLINK_RDMA)
 				* failed, so libibverbs reads sysfs */
+	/* deadline_misses by cause (the rest: the limit on any wait passed
+	 * while the agent lived) */
+	__u64 cpus_held;       /* every CPU held a waiting task, so no agent
+				* thread could run: the short limits applied */
+	__u64 agent_gone;      /* the agent's process exited during the wait */
 };
 
-/* A note to the agent's log (ring buffer "notes"). */
+/* Why a syscall went on unredirected (struct nvm_note's cause). */
+enum nvm_miss_cause {
+	NVM_MISS_DEADLINE = 1, /* waited to the limit, the agent alive */
+	NVM_MISS_CPUS_HELD,    /* every CPU held a waiting task: none for the agent */
+	NVM_MISS_AGENT_GONE,   /* the agent exited */
+	NVM_MISS_NO_CPU,       /* waiting would have left no CPU for the agent */
+	NVM_MISS_NO_SLOT,      /* every request slot taken */
+	NVM_MISS_NO_BELL,      /* no doorbell could be rung */
+	NVM_MISS_GAVE_WAY,     /* gave way to a fork repair */
+	NVM_MISS_AGENT_FAILED, /* the agent could not patch */
+};
+
+/* A note to the agent's log (ring buffer "notes"): a miss, with the task's
+ * name and the path (read at addr when the note is made). */
 enum nvm_note_type { NVM_NOTE_MISS = 1 };
 struct nvm_note {
 	__u32 type;
@@ -217,7 +235,9 @@ struct nvm_note {
 	__u32 tgid;
 	__u64 addr;
 	__u32 slot_state;
-	__u32 pad;
+	__u32 cause;
+	char comm[16];
+	char path[NVM_PATH_READ];
 };
 
 /* One path through the kernel side's rule matcher, from user space
@@ -239,7 +259,7 @@ NVM_LAYOUT(struct nvm_patch_key, 16);
 NVM_LAYOUT(struct nvm_patch, 32 + 2 * NVM_PATH_READ);
 NVM_LAYOUT(struct nvm_alias, 8 + 2 * NVM_ALIAS_BUF);
 NVM_LAYOUT(struct nvm_verdict, 24);
-NVM_LAYOUT(struct nvm_note, 32);
+NVM_LAYOUT(struct nvm_note, 48 + NVM_PATH_READ);
 NVM_LAYOUT(struct nvm_match_run, NVM_PATH_READ + 16);
 _Static_assert(sizeof(struct nvm_kstats) % 8 == 0, "struct nvm_kstats holds __u64 counters only");
 _Static_assert(NVM_SLOT_STATE(NVM_SLOT_WORD(1, NVM_SLOT_LEFT)) == NVM_SLOT_LEFT &&

@@ -56,6 +56,29 @@ static void metric(struct text *t, const char *name, const char *type, const cha
 	    name, type, name, v);
 }
 
+/* Every unredirected lookup, by cause: one family, a sample a cause. */
+static void unredirected(struct text *t, const struct nvm_kstats *k)
+{
+	const struct {
+		const char *cause;
+		unsigned long long n;
+	} by[] = {
+		{ "deadline", k->deadline_misses - k->cpus_held - k->agent_gone },
+		{ "cpus_held", k->cpus_held },
+		{ "agent_gone", k->agent_gone },
+		{ "busy_no_cpu", k->busy_no_cpu },
+		{ "busy_no_slot", k->busy_no_slot },
+		{ "busy_no_bell", k->busy_no_bell },
+		{ "busy_gave_way", k->busy_gave_way },
+		{ "agent_failed", k->agent_failed },
+	};
+
+	add(t, "# HELP nvmirage_unredirected_total Path lookups of target tasks that went on "
+	       "with the node's own files, by cause.\n# TYPE nvmirage_unredirected_total counter\n");
+	for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++)
+		add(t, "nvmirage_unredirected_total{cause=\"%s\"} %llu\n", by[i].cause, by[i].n);
+}
+
 static char *metrics(struct health *h, size_t *len)
 {
 	struct text t = { 0 };
@@ -74,6 +97,7 @@ static char *metrics(struct health *h, size_t *len)
 	metric(&t, "unredirected_busy_total", "counter",
 	       "Matching lookups that could not wait (no slot or no CPU for the agent).",
 	       k.slot_busy);
+	unredirected(&t, &k);
 	metric(&t, "agent_errors_total", "counter",
 	       "Requests the agent could not do (memory not as expected, I/O).", s.errors);
 	metric(&t, "realtime_threads", "gauge", "Patch service threads running SCHED_FIFO.",

@@ -28,6 +28,11 @@
 #define ANSWER_MIN_NS (3ULL * 1000 * 1000)
 #define STUCK_TIMES   30
 #define STUCK_MIN_NS  (1000ULL * 1000)
+/* While the agent lives, a task waits for its answer up to LIVE_NS (see
+ * slot.bpf.h): long enough for an agent that its host or its cgroup keeps
+ * off the CPU for a while, short enough that a live agent that stopped
+ * answering costs a second a syscall, not a hang. */
+#define LIVE_NS (1000ULL * 1000 * 1000)
 /* After a killed agent's programs are gone, the keeper looks again this
  * long after the longest wait in one could have ended. */
 #define KEEPER_MARGIN_NS (50ULL * 1000 * 1000)
@@ -52,13 +57,14 @@ static struct engine_times engine_times(const struct engine_opts *o, uint64_t an
 
 	t.soft = (uint64_t)(f * (double)o->deadline_ns);
 	t.hard = 2 * t.soft;
+	t.live = (uint64_t)(f * LIVE_NS);
 	t.answer = at_most(at_least(ANSWER_TIMES * answer_ns, (uint64_t)(f * ANSWER_MIN_NS)), t.hard);
 	t.stuck = at_most(at_least(STUCK_TIMES * answer_ns, (uint64_t)(f * STUCK_MIN_NS)), t.answer);
 	t.recent = (uint64_t)(f * NVM_RECENT_NS);
 	t.rering = (uint64_t)(f * RERING_NS);
 	t.poll_horizon = (uint64_t)(f * POLL_HORIZON_NS);
-	t.settle = t.hard + (uint64_t)(f * KEEPER_MARGIN_NS);
-	t.stale = 2 * t.hard; /* every wait on it has ended by then */
+	t.settle = t.live + (uint64_t)(f * KEEPER_MARGIN_NS);
+	t.stale = t.live + t.hard; /* every wait on it has ended by then */
 	return t;
 }
 
@@ -121,17 +127,83 @@ static int hand_links_to_keeper(struct engine *e)
 	       keeper_hold(&e->keeper, fds, entry_fds(&e->entry, true, fds), true);
 }
 
+/* Why a syscall went on unredirected, for the log. */
+static const char *miss_why(uint32_t cause)
+{
+	switch (cause) {
+	case NVM_MISS_DEADLINE: return "no answer within the limit, though the agent lives";
+	case NVM_MISS_CPUS_HELD: return "every CPU held a waiting task, so no thread of the "
+					"agent could run";
+	case NVM_MISS_AGENT_GONE: return "the agent exited";
+	case NVM_MISS_NO_CPU: return "waiting would have left no CPU for the agent";
+	case NVM_MISS_NO_SLOT: return "every request slot was taken";
+	case NVM_MISS_NO_BELL: return "no doorbell could be rung";
+	case NVM_MISS_GAVE_WAY: return "gave way to a fork repair";
+	case NVM_MISS_AGENT_FAILED: return "the agent could not patch (the memory changed, or "
+					   "another of its threads was stuck in it)";
+	}
+	return "unknown";
+}
+
+/* Copies a string of the kernel side's (not always NUL-ended) for the log,
+ * with anything unprintable as '?'. */
+static void printable(char *out, const char *in, size_t n)
+{
+	size_t k = 0;
+
+	for (; k < n && in[k]; k++)
+		out[k] = in[k] >= 0x20 && in[k] < 0x7f ? in[k] : '?';
+	out[k] = '\0';
+}
+
+/* What becomes of a request the kernel side stopped waiting for. */
+static const char *miss_then(uint32_t kind)
+{
+	switch (kind) {
+	case NVM_REQ_RESTORE: return "the agent puts the bytes back when it gets to it";
+	case NVM_REQ_FORKFIX: return "the agent repairs the child when it gets to it";
+	}
+	return "the syscall went on with the node's own files";
+}
+
+/* Every miss is one warning line: "deadline passed: ..." for a wait that
+ * ended unanswered (rare: the agent gone, or a second without an answer),
+ * each one logged; "unredirected: ..." for a syscall that could not wait
+ * or that the agent could not patch, at most NOTES_PER_SECOND a second,
+ * the rest counted (the kernel's counters have them all) and said with
+ * the next one logged. */
+#define NOTES_PER_SECOND 10
 static int on_note(void *ctx, void *data, size_t len)
 {
 	struct engine *e = ctx;
 	const struct nvm_note *n = data;
-	(void)e;
+	char comm[sizeof(n->comm) + 1], path[sizeof(n->path) + 1], more[64] = "";
+	bool waited;
+	uint64_t now = now_ns();
+
 	if (len < sizeof(*n) || n->type != NVM_NOTE_MISS)
 		return 0;
-	nvm_warn("deadline passed: %s for pid %u (tgid %u) at 0x%llx; the syscall went on "
-		 "unredirected (slot was %s)", service_kind_name(n->kind), n->tid, n->tgid,
-		 (unsigned long long)n->addr,
-		 n->slot_state == NVM_SLOT_CLAIMED ? "claimed by the agent" : "not claimed");
+	waited = n->cause == NVM_MISS_DEADLINE || n->cause == NVM_MISS_CPUS_HELD ||
+		 n->cause == NVM_MISS_AGENT_GONE;
+	if (!waited) {
+		if (now - e->notes_since >= 1000000000ULL) {
+			e->notes_since = now;
+			e->notes_said = 0;
+		}
+		if (e->notes_said++ >= NOTES_PER_SECOND) {
+			e->notes_unsaid++;
+			return 0;
+		}
+		if (e->notes_unsaid)
+			snprintf(more, sizeof(more), " (and %llu more before, not logged)",
+				 (unsigned long long)e->notes_unsaid);
+		e->notes_unsaid = 0;
+	}
+	printable(comm, n->comm, sizeof(n->comm));
+	printable(path, n->path, sizeof(n->path));
+	nvm_warn("%s: pid %u (%s, tgid %u), %s of \"%s\": %s; %s%s",
+		 waited ? "deadline passed" : "unredirected", n->tid, comm, n->tgid,
+		 service_kind_name(n->kind), path, miss_why(n->cause), miss_then(n->kind), more);
 	return 0;
 }
 
@@ -164,7 +236,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	e->answer_ns = memio_answer_ns();
 	e->times = engine_times(o, e->answer_ns);
 	e->skel->rodata->soft_deadline_ns = e->times.soft;
-	e->skel->rodata->hard_deadline_ns = e->times.hard;
+	e->skel->rodata->live_deadline_ns = e->times.live;
 	e->skel->rodata->answer_limit_ns = e->times.answer;
 	e->skel->rodata->recent_ns = e->times.recent;
 	e->skel->rodata->rering_ns = e->times.rering;
@@ -210,6 +282,10 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	if (attach(e->skel->progs.nvm_fork, &e->skel->links.nvm_fork,
 		   "tp_btf/sched_process_fork"))
 		goto fail;
+	/* Before any task can wait: the waits follow this process's life. */
+	if (attach(e->skel->progs.nvm_agent_exit, &e->skel->links.nvm_agent_exit,
+		   "tp_btf/sched_process_exit"))
+		goto fail;
 	/* The exit programs are attached first, and stay until the end:
 	 * attaching one while a task waits in an entry program would wait
 	 * for that task's RCU read section, i.e. past its deadline. */
@@ -227,14 +303,15 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	if (o->time_scale > 1)
 		nvm_info("time scale %g (--time-scale): every deadline and limit below is %g "
 			 "times its default", o->time_scale, o->time_scale);
-	nvm_info("attached %s (%s rewrite), tp_btf/sched_process_fork%s; "
-		 "%u request slots; deadline %llu ms to claim, %llu us from claim to answer, "
-		 "%llu ms in all; fork repairs within %llu ms of a patch",
+	nvm_info("attached %s (%s rewrite), tp_btf/sched_process_fork, sched_process_exit%s; "
+		 "%u request slots; a task waits while the agent lives, up to %llu ms (while "
+		 "every CPU holds a waiting task: %llu ms to claim, %llu us from claim to "
+		 "answer); fork repairs within %llu ms of a patch",
 		 e->entry.what, o->in_kernel ? "in-kernel" : "assisted",
 		 e->skel->links.nvm_exec ? ", tp_btf/sched_process_exec" : "", e->nslots,
+		 (unsigned long long)(e->times.live / 1000000),
 		 (unsigned long long)(e->times.soft / 1000000),
 		 (unsigned long long)(e->times.answer / 1000),
-		 (unsigned long long)(e->times.hard / 1000000),
 		 (unsigned long long)(e->times.recent / 1000000));
 	nvm_info("an answer's memory I/O takes up to %llu us here: a thread inside one "
 		 "process's memory for %llu us counts as stuck there",

@@ -22,7 +22,10 @@ struct ring_buffer;
 /* Every time limit of the engine, in ns: the defaults, which fit real
  * hardware, times the time scale (see engine_times in engine.c). */
 struct engine_times {
-	uint64_t soft, hard;     /* a request must be claimed, and answered, by then */
+	uint64_t soft;           /* the claim limit while every CPU holds a waiting task;
+				  * a fork repair waits this long for a CPU or a slot */
+	uint64_t hard;           /* twice that: the most the answer limit may be */
+	uint64_t live;           /* any wait, while the agent lives */
 	uint64_t answer;         /* and answered this soon once claimed */
 	uint64_t stuck;          /* a thread inside a process this long is stuck */
 	uint64_t recent;         /* a fork this soon after a patch gets repaired */
@@ -67,6 +70,8 @@ struct engine {
 	struct nvm_astats astats;
 	uint64_t answer_ns;              /* an answer's I/O here (memio_answer_ns) */
 	struct engine_times times;       /* the limits in force (engine_times) */
+
+	uint64_t notes_since, notes_said, notes_unsaid; /* the log's rate of misses (on_note) */
 
 	atomic_bool stop;
 	atomic_int poller;               /* index + 1 of the polling thread, 0: none */

@@ -61,11 +61,22 @@ static long join_step(__u64 i, void *data)
 		j->outcome = J_GAVE_WAY;
 		return 1;
 	}
-	if (bpf_ktime_get_ns() > j->deadline) {
+	/* The owner's wait follows the agent's life (see slot.bpf.h): so
+	 * does this one. */
+	if (agent_gone || bpf_ktime_get_ns() > j->deadline) {
 		j->outcome = J_TIMEOUT;
 		return 1;
 	}
 	return 0;
+}
+
+/* One run of join steps (runs nest, as wait_run's). Returns 1 to stop. */
+static long join_run(__u64 i, void *data)
+{
+	struct join_ctx *j = data;
+
+	bpf_loop(1 << 23, join_step, j, 0);
+	return j->outcome != J_WAITING;
 }
 
 /* Waits to share the patch at key another thread of this address space has
@@ -75,7 +86,7 @@ static long join_step(__u64 i, void *data)
 static __always_inline bool share_patch(struct nvm_patch_key *key)
 {
 	struct join_ctx j = { .key = *key, .outcome = J_WAITING,
-			      .deadline = bpf_ktime_get_ns() + hard_deadline_ns };
+			      .deadline = bpf_ktime_get_ns() + live_deadline_ns };
 
 	/* A patch already in place is joined at once: only one still being
 	 * written needs a wait, and a CPU to wait on. */
@@ -86,9 +97,10 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 		if (!may_spin(cpu)) {
 			count(busy_no_cpu);
 			count(slot_busy);
+			note_miss(0, key->addr, 0, NVM_MISS_NO_CPU);
 			return true;
 		}
-		bpf_loop(1 << 23, join_step, &j, 0);
+		bpf_loop(NVM_WAIT_RUNS, join_run, &j, 0);
 		end_spin(cpu);
 	}
 	if (j.outcome == J_JOINED) {
@@ -101,9 +113,10 @@ static __always_inline bool share_patch(struct nvm_patch_key *key)
 	if (j.outcome == J_GAVE_WAY) {
 		count(busy_gave_way);
 		count(slot_busy);
+		note_miss(0, key->addr, 0, NVM_MISS_GAVE_WAY);
 		return true;
 	}
-	note_miss(0, key->addr, 0);
+	deadline_miss(0, key->addr, 0, agent_gone ? NVM_MISS_AGENT_GONE : NVM_MISS_DEADLINE);
 	return true;
 }
 
@@ -235,8 +248,10 @@ static __always_inline void enter_path_body(__u64 mm, __u64 addr, bool exec, con
 			track(&key);
 			return;
 		}
-		if (res == NVM_RES_FAILED)
+		if (res == NVM_RES_FAILED) {
 			count(agent_failed);
+			note_miss(NVM_REQ_PATCH, addr, NVM_SLOT_DONE, NVM_MISS_AGENT_FAILED);
+		}
 		/* No match, failure or no answer: nothing is in place (after a
 		 * late write the agent undoes it itself). */
 		bpf_map_delete_elem(&patches, &key);

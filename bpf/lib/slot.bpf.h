@@ -4,17 +4,29 @@
  * up first, one compare-and-swap decides who owns the slot.
  *
  * Part of redirect.bpf.c, which defines, before including it, the slots map, the notes ring,
- * kstats (count), the deadlines, rering_ns, nr_slots, fork_room and
- * unknown_zero; and includes doorbell.bpf.h first. */
+ * kstats (count), the deadlines, rering_ns, nr_slots, fork_room, agent_gone
+ * and unknown_zero; and includes doorbell.bpf.h first.
+ *
+ * How long a task waits follows the agent's life, not a fixed few
+ * milliseconds: while the agent's process lives, a request waits until it
+ * is answered, up to live_deadline_ns (a second, times the time scale): an
+ * agent its host or its cgroup keeps off the CPU for a while is waited for.
+ * When the agent's process exits (agent_gone, set by nvm_agent_exit), every
+ * wait ends at once. While every CPU holds a waiting task, no agent thread
+ * can run until one of the waits ends, and the short limits apply: a
+ * request unclaimed soft_deadline_ns after it was posted, or claimed
+ * answer_limit_ns before (the agent may sleep on a lock of the process's
+ * memory whose holder needs a CPU), is given up. */
 #ifndef NVM_SLOT_BPF_H
 #define NVM_SLOT_BPF_H
 
-static __always_inline void note_miss(__u32 kind, __u64 addr, __u32 state)
+/* Tells the agent that this task's syscall goes on unredirected, and why
+ * (the caller counts it): one note, with the path as it is now at addr. */
+static __always_inline void note_miss(__u32 kind, __u64 addr, __u32 state, __u32 cause)
 {
 	struct nvm_note *n = bpf_ringbuf_reserve(&notes, sizeof(*n), 0);
 	__u64 id = bpf_get_current_pid_tgid();
 
-	count(deadline_misses);
 	if (!n)
 		return;
 	n->type = NVM_NOTE_MISS;
@@ -23,9 +35,27 @@ static __always_inline void note_miss(__u32 kind, __u64 addr, __u32 state)
 	n->tgid = id >> 32;
 	n->addr = addr;
 	n->slot_state = state;
-	n->pad = 0;
+	n->cause = cause;
+	bpf_get_current_comm(n->comm, sizeof(n->comm));
+	if (bpf_probe_read_user_str(n->path, sizeof(n->path), (const void *)addr) < 0)
+		n->path[0] = '\0';
 	bpf_ringbuf_submit(n, 0);
 }
+
+/* Counts a deadline miss by its cause, and notes it. */
+static __always_inline void deadline_miss(__u32 kind, __u64 addr, __u32 state, __u32 cause)
+{
+	count(deadline_misses);
+	if (cause == NVM_MISS_CPUS_HELD)
+		count(cpus_held);
+	else if (cause == NVM_MISS_AGENT_GONE)
+		count(agent_gone);
+	note_miss(kind, addr, state, cause);
+}
+
+/* How many bpf_loop runs a wait may take: each is at most 1 << 23 steps
+ * (tens of nanoseconds each), and the clock ends it first. */
+#define NVM_WAIT_RUNS 8
 
 
 enum wait_outcome { W_PENDING, W_DONE, W_TIMEOUT, W_LOST, W_RERING, W_GAVE_WAY };
@@ -33,7 +63,7 @@ enum wait_outcome { W_PENDING, W_DONE, W_TIMEOUT, W_LOST, W_RERING, W_GAVE_WAY }
 struct wait_ctx {
 	struct nvm_slot *slot;
 	__u64 seq;
-	__u64 soft, hard;
+	__u64 posted, limit; /* when the wait began, and when it ends at the latest */
 	__u64 answer_by; /* set when the request is first seen claimed */
 	__u16 last_state;
 	/* Not rung because a thread was polling: the wait stops (W_RERING)
@@ -78,7 +108,7 @@ static long wait_step(__u64 i, void *data)
 {
 	struct wait_ctx *w = data;
 	__u64 word = *(volatile __u64 *)&w->slot->word;
-	__u64 now;
+	__u64 now, deadline;
 
 	w->last_state = NVM_SLOT_STATE(word);
 	if (NVM_SLOT_SEQ(word) != w->seq) {
@@ -104,23 +134,36 @@ static long wait_step(__u64 i, void *data)
 		 * CPUs' worth of readers. Taking the slot back is a CAS: if the
 		 * agent moved it first, the next step sees its new state. */
 		now = bpf_ktime_get_ns();
-		/* The poller stopped running before it saw this request
-		 * (preempted, throttled): wake the others after all. */
-		if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && w->unrung &&
-		    now > w->soft - soft_deadline_ns + rering_ns && now >= agent_poll_until) {
-			w->outcome = W_RERING; /* the caller rings: not in this frame */
-			return 1;
+		/* The agent is gone: nobody will answer. */
+		if (agent_gone) {
+			deadline = now;
+		} else {
+			/* The poller stopped running before it saw this
+			 * request (preempted, throttled): wake the others
+			 * after all. */
+			if (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING && w->unrung &&
+			    now > w->posted + rering_ns && now >= agent_poll_until) {
+				w->outcome = W_RERING; /* the caller rings: not in this frame */
+				return 1;
+			}
+			/* A fork repair writes into the child's memory, a bind
+			 * into another mount namespace: nothing a waiting task
+			 * holds slows them (see fix_fork_child, tree.bpf.h). */
+			if (NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED && !w->answer_by)
+				w->answer_by = w->slot->kind == NVM_REQ_FORKFIX ||
+							       (w->slot->flags & NVM_REQ_TREE) ||
+							       now + answer_limit_ns > w->limit
+						       ? w->limit : now + answer_limit_ns;
+			/* Every CPU holds a waiting task: no agent thread
+			 * can run (nor the holder of a lock an answer sleeps
+			 * on) until a wait ends. The short limits apply. */
+			deadline = w->limit;
+			if (spinners >= nr_cpus_online)
+				deadline = NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED
+						   ? w->answer_by
+						   : w->posted + soft_deadline_ns;
 		}
-		/* A fork repair writes into the child's memory, a bind into
-		 * another mount namespace: nothing a waiting task holds slows
-		 * them, and they are waited for up to the hard deadline (see
-		 * fix_fork_child, tree.bpf.h). */
-		if (NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED && !w->answer_by)
-			w->answer_by = w->slot->kind == NVM_REQ_FORKFIX ||
-						       (w->slot->flags & NVM_REQ_TREE) ||
-						       now + answer_limit_ns > w->hard
-					       ? w->hard : now + answer_limit_ns;
-		if (now > (NVM_SLOT_STATE(word) == NVM_SLOT_WAITING ? w->soft : w->answer_by) &&
+		if (now >= deadline &&
 		    __sync_val_compare_and_swap(&w->slot->word, word, timed_out(w, word)) == word) {
 			w->outcome = W_TIMEOUT;
 			return 1;
@@ -129,6 +172,16 @@ static long wait_step(__u64 i, void *data)
 	}
 	w->outcome = W_LOST;
 	return 1;
+}
+
+/* One more run of wait steps (a callback of bpf_loop: runs nest, so that
+ * the verifier looks at the steps once). Returns 1 to stop. */
+static long wait_run(__u64 i, void *data)
+{
+	struct wait_ctx *w = data;
+
+	bpf_loop(1 << 23, wait_step, w, 0);
+	return w->outcome != W_PENDING;
 }
 
 /* Posts a request in this CPU's slot and waits for the agent's answer.
@@ -181,7 +234,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	struct wait_ctx w = {};
 	struct nvm_slot *s;
 	__u64 word, id = bpf_get_current_pid_tgid(), now;
-	__u32 flags = rq->flags;
+	__u32 flags = rq->flags, cause = 0;
 	bool spin = may_spin(cpu);
 
 	/* A patch cannot be done without waiting for it; a restore or a fork
@@ -189,6 +242,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	if (!spin) {
 		if (rq->kind == NVM_REQ_PATCH) {
 			count(busy_no_cpu);
+			cause = NVM_MISS_NO_CPU;
 			goto busy;
 		}
 		flags |= NVM_REQ_NOWAIT;
@@ -201,6 +255,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	bpf_loop(1 << 20, reserve_step, &r, 0);
 	if (!r.slot) {
 		count(busy_no_slot);
+		cause = NVM_MISS_NO_SLOT;
 		goto busy;
 	}
 	s = r.slot;
@@ -238,6 +293,7 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 			if (__sync_val_compare_and_swap(&s->word, word,
 							NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE)) == word) {
 				count(busy_no_bell);
+				cause = NVM_MISS_NO_BELL;
 				goto busy;
 			}
 		}
@@ -250,23 +306,28 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 	}
 	now = bpf_ktime_get_ns();
 	w.slot = s;
-	w.soft = now + soft_deadline_ns;
-	w.hard = now + hard_deadline_ns;
+	w.posted = now;
+	w.limit = now + live_deadline_ns;
 	w.outcome = W_PENDING;
 	bpf_loop(1 << 23, wait_step, &w, 0);
 	if (w.outcome == W_RERING) {
 		ring_bells(cpu, 2);
 		w.unrung = 0;
 		w.outcome = W_PENDING;
-		bpf_loop(1 << 23, wait_step, &w, 0);
 	}
+	/* Unrung no more: no W_RERING from here. */
+	if (w.outcome == W_PENDING)
+		bpf_loop(NVM_WAIT_RUNS, wait_run, &w, 0);
 	end_spin(cpu);
 	if (w.outcome == W_GAVE_WAY) {
 		count(busy_gave_way);
-		if (rq->kind == NVM_REQ_RESTORE)
+		if (rq->kind == NVM_REQ_RESTORE) {
 			count(deferred); /* the agent restores it */
-		else
+		} else {
 			count(slot_busy);
+			if (rq->kind == NVM_REQ_PATCH)
+				note_miss(rq->kind, rq->addr, 0, NVM_MISS_GAVE_WAY);
+		}
 		return -1;
 	}
 	if (w.outcome == W_DONE) {
@@ -282,12 +343,19 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 		__sync_val_compare_and_swap(&s->word, word,
 					    NVM_SLOT_WORD(w.seq + 1, NVM_SLOT_FREE));
 	}
-	note_miss(rq->kind, rq->addr, w.last_state);
+	/* Why it ended: the agent gone, every CPU held (ended before the
+	 * limit), or the limit. */
+	now = bpf_ktime_get_ns();
+	deadline_miss(rq->kind, rq->addr, w.last_state,
+		      agent_gone ? NVM_MISS_AGENT_GONE
+		      : now < w.limit ? NVM_MISS_CPUS_HELD : NVM_MISS_DEADLINE);
 	return -1;
 busy:
 	if (spin)
 		end_spin(cpu);
 	count(slot_busy);
+	if (rq->kind == NVM_REQ_PATCH)
+		note_miss(rq->kind, rq->addr, 0, cause);
 	return -1;
 }
 

@@ -19,6 +19,14 @@ pin() { taskset -c 0 "$@"; }
 ns() { sed -n 's/ns_per_op=//p'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
+reader=$(pwd)/$out/helpers/reader
+K=${NVM_BENCH_LOAD_ROUNDS:-3}
+# NVM_BENCH_ONLY=noise: the noise harness alone (noise.sh).
+if [ "${NVM_BENCH_ONLY:-}" = noise ]; then
+	. tests/bench/noise.sh
+	exit 0
+fi
+
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 least() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 R=${NVM_BENCH_ROUNDS:-5}
@@ -91,8 +99,7 @@ t1=$(awk '{print $14 + $15}' /proc/$agent_pid/stat)
 echo "  (5) $((t1 - t0)) ticks of $(getconf CLK_TCK)/s = $(awk -v t=$((t1 - t0)) -v h=$(getconf CLK_TCK) -v s=$secs 'BEGIN { printf "%.3f%%", 100 * t / h / s }') of one CPU"
 stop_agent
 
-reader=$(pwd)/$out/helpers/reader
-K=${NVM_BENCH_LOAD_ROUNDS:-3}
+
 echo "reads that went unredirected under load on $(nproc) CPUs, $K rounds each (the kernel counts every one)"
 # load NAME COUNT ARGS...: COUNT readers at once, K rounds; prints missed of reads.
 load() {
@@ -115,3 +122,4 @@ load() {
 }
 load "(6) 8 process trees (threads, forks, execs):   " 8 tree 40
 load "(7) 6 processes mapping memory while they read:" 6 mapping 200
+. tests/bench/noise.sh

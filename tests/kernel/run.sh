@@ -368,6 +368,33 @@ q1=$(status_field "$ROOT" agent requests)
 check "agent idle for 5 s (requests $q0 -> $q1) used under 1% of a CPU ($((t1 - t0)) ticks)" \
 	test "$q0" = "$q1" -a $((t1 - t0)) -le 5
 
+echo "== a stopped agent is waited for, up to the limit"
+# A live agent kept off the CPU (a stop here; a host's steal or a cgroup's
+# budget elsewhere) is waited for: the read goes to the tree once it runs.
+kill -STOP "$agent_pid"
+start=$(date +%s%N)
+timeout 20 "$in_cgroup" "$T" "$reader" loop 1 > "$work/stopped" 2>&1 &
+rpid=$!
+sleep 0.3
+kill -CONT "$agent_pid"
+wait $rpid
+took=$((($(date +%s%N) - start) / 1000000))
+check_eq "stopped for 0.3 s: the read waited, and was redirected" "good=1 of 1" "$(cat "$work/stopped")"
+check "and it took the stop's time ($took ms)" test "$took" -ge 300
+# Past the limit (a second) the syscall goes on, and says so.
+c0=$(counters)
+kill -STOP "$agent_pid"
+timeout 20 "$in_cgroup" "$T" "$reader" loop 1 > "$work/stopped" 2>&1 &
+rpid=$!
+sleep 2
+kill -CONT "$agent_pid"
+wait $rpid
+check_eq "stopped for 2 s: the read went on after the limit" "good=0 of 1" "$(cat "$work/stopped")"
+check_counted "stopped for 2 s" 1 1 "$c0" 100
+for _ in $(seq 1 30); do grep -q 'deadline passed: pid [0-9]* (reader' "$LOG" && break; sleep 0.1; done
+check_has "the log names the task, the path and why" \
+	'(reader, tgid ' "$(grep 'deadline passed: pid' "$LOG" | grep 'patch of "/proc/driver/nvidia/version": no answer within the limit, though the agent lives; the syscall went on')"
+
 echo "== stop"
 stop_agent
 check_has "SIGTERM: the agent detaches and reports its counters" "detached; counters: matched" "$(cat "$LOG")"
