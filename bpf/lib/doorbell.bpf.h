@@ -44,6 +44,19 @@ static __always_inline void end_spin(__u32 cpu)
  * on a machine with more, one of those is free. Returns how many rang. */
 #define NVM_RING_SCAN 8
 
+/* Whether some CPU the agent serves from (bell_cpus) holds no waiting
+ * task, so that a thread of the agent can run there. NVM_RING_SCAN of them
+ * are looked at; on a machine with more, one is free (see ring_bells). */
+static __always_inline bool agent_has_cpu(void)
+{
+	__u32 n = nr_bells;
+
+	for (__u32 i = 0; i < NVM_RING_SCAN && i < n; i++)
+		if (!cpu_spinning[bell_cpus[i & (NVM_MAX_SLOTS - 1)] & (NVM_MAX_SLOTS - 1)])
+			return true;
+	return n > NVM_RING_SCAN;
+}
+
 /* A record carries nothing: it only wakes the CPU's threads. */
 static __always_inline bool ring_one(__u32 cpu)
 {

@@ -12,11 +12,12 @@
  * is answered, up to live_deadline_ns (a second, times the time scale): an
  * agent its host or its cgroup keeps off the CPU for a while is waited for.
  * When the agent's process exits (agent_gone, set by nvm_agent_exit), every
- * wait ends at once. While every CPU holds a waiting task, no agent thread
- * can run until one of the waits ends, and the short limits apply: a
- * request unclaimed soft_deadline_ns after it was posted, or claimed
- * answer_limit_ns before (the agent may sleep on a lock of the process's
- * memory whose holder needs a CPU), is given up. */
+ * wait ends at once. The short limits apply where no answer can come until
+ * a wait ends: a request still unclaimed soft_deadline_ns after it was
+ * posted while every CPU the agent serves from holds a waiting task (none
+ * of its threads can run), or claimed answer_limit_ns before while every
+ * CPU holds one (the agent may sleep on a lock of the process's memory
+ * whose holder needs a CPU), is given up. */
 #ifndef NVM_SLOT_BPF_H
 #define NVM_SLOT_BPF_H
 
@@ -154,14 +155,18 @@ static long wait_step(__u64 i, void *data)
 							       (w->slot->flags & NVM_REQ_TREE) ||
 							       now + answer_limit_ns > w->limit
 						       ? w->limit : now + answer_limit_ns;
-			/* Every CPU holds a waiting task: no agent thread
-			 * can run (nor the holder of a lock an answer sleeps
-			 * on) until a wait ends. The short limits apply. */
+			/* Past the short limits, a wait goes on only if it can
+			 * be answered: unclaimed, while a CPU of the agent's
+			 * holds no waiting task (a thread can run there);
+			 * claimed, while any CPU holds none (the holder of a
+			 * lock the answer sleeps on can run there). */
 			deadline = w->limit;
-			if (spinners >= nr_cpus_online)
-				deadline = NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED
-						   ? w->answer_by
-						   : w->posted + soft_deadline_ns;
+			if (NVM_SLOT_STATE(word) == NVM_SLOT_CLAIMED) {
+				if (now >= w->answer_by && spinners >= nr_cpus_online)
+					deadline = w->answer_by;
+			} else if (now >= w->posted + soft_deadline_ns && !agent_has_cpu()) {
+				deadline = w->posted + soft_deadline_ns;
+			}
 		}
 		if (now >= deadline &&
 		    __sync_val_compare_and_swap(&w->slot->word, word, timed_out(w, word)) == word) {

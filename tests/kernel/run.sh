@@ -531,6 +531,16 @@ c0=$(counters)
 set -- $(timeout 20 taskset -c 0 "$in_cgroup" "$T" "$reader" threads 2 200 | good_reads)
 check_eq "a reader on CPU 0: 2 threads x 200 opens answered" 400 "${1:-0}"
 check_counted "one-CPU agent, 2 threads x 200 opens" "${1:-0}" "${2:-1}" "$c0"
+# A reader on the agent's only CPU would hold it while it waited: none of
+# the agent's threads could run. It does not wait for one (no doorbell on
+# another CPU to ring), or not past the short limit: not the second.
+c0=$(counters)
+start=$(date +%s%N)
+set -- $(timeout 20 taskset -c "$last" "$in_cgroup" "$T" "$reader" loop 4 | good_reads)
+took=$((($(date +%s%N) - start) / 1000000))
+note_agent "reader on the agent's CPU"
+check "a reader on the agent's only CPU: 4 reads in $took ms, not seconds" test "$took" -lt 1500
+check_counted "reader on the agent's CPU" "${1:-0}" "${2:-1}" "$c0" 100
 stop_agent
 
 echo "== exec"
