@@ -99,9 +99,10 @@ __u32 first_chars[8];
  * this instead. */
 volatile __u32 unknown_zero;
 
+/* Target cgroup ids; the agent sizes it (--max-targets). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, __u8);
 } targets SEC(".maps");

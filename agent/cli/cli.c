@@ -52,17 +52,17 @@ int cli_profile_opt(int opt, const char *arg, struct profile_opts *p)
 
 int cli_change(const char *root, json_object *req, const char *what)
 {
-	char path[4200], buf[16384];
+	char path[4200], *buf;
 	json_object *ans, *v;
 	int status;
 
 	snprintf(path, sizeof(path), "%s.sock", root);
-	status = control_request(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN),
-				 buf, sizeof(buf));
+	buf = control_request(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
 	json_object_put(req);
-	if (status)
+	if (!buf)
 		return NVM_EXIT_USAGE;
 	ans = json_tokener_parse(buf);
+	free(buf);
 	if (!ans) {
 		nvm_err("%s: the agent's answer is not JSON", path);
 		return NVM_EXIT_FAIL;

@@ -2,6 +2,7 @@
  * on the command line or followed from the kubelet. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/agent_opts.h"
@@ -27,6 +28,8 @@ static void usage(FILE *f)
 		"later) into the tree, until SIGINT or SIGTERM. Then it detaches everything\n"
 		"and removes the tree. A second agent on the same cgroup or root is refused.\n\n"
 		"  -c, --cgroup PATH     a target cgroup v2 directory (repeatable)\n"
+		"      --max-targets N   target cgroups at most, given and found (default\n"
+		"                        4096); the tables grow as targets come\n"
 		AGENT_OPTS_HELP
 		"      --listen HOST:PORT  serve /healthz, /readyz and /metrics (Prometheus)\n\n"
 		"Kubernetes (the pods that hold GPUs become targets, and get the tree\n"
@@ -47,10 +50,11 @@ static void usage(FILE *f)
 
 enum {
 	OPT_LISTEN = 1000, OPT_SOCKET, OPT_RESOURCE, OPT_CGROOT, OPT_PODLOGS, OPT_POLL, OPT_NOBIND,
+	OPT_MAXT,
 };
 
 struct run_args {
-	const char *cgroups[NVM_MAX_TARGETS];
+	const char **cgroups;     /* argc of them at most */
 	unsigned ncg;
 	const char *listen;
 	bool kubernetes;
@@ -94,6 +98,7 @@ static int parse(int argc, char **argv, struct agent_opts *o, struct run_args *r
 		{ "poll-ms", required_argument, 0, OPT_POLL },
 		{ "no-bind-tree", no_argument, 0, OPT_NOBIND },
 		{ "listen", required_argument, 0, OPT_LISTEN },
+		{ "max-targets", required_argument, 0, OPT_MAXT },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
@@ -108,9 +113,13 @@ static int parse(int argc, char **argv, struct agent_opts *o, struct run_args *r
 		}
 		switch (c) {
 		case 'c':
-			if (r->ncg >= NVM_MAX_TARGETS)
-				return nvm_err_r(NVM_EXIT_USAGE, "at most %d --cgroup", NVM_MAX_TARGETS);
 			r->cgroups[r->ncg++] = optarg;
+			break;
+		case OPT_MAXT:
+			if (cli_parse_uint("--max-targets", optarg, NVM_MAX_MAX_TARGETS,
+					   &o->max_targets) || !o->max_targets)
+				return nvm_err_r(NVM_EXIT_USAGE, "--max-targets: give 1 to %u",
+						 NVM_MAX_MAX_TARGETS);
 			break;
 		case OPT_LISTEN: r->listen = optarg; break;
 		case 'h': usage(stdout); return -1;
@@ -119,6 +128,9 @@ static int parse(int argc, char **argv, struct agent_opts *o, struct run_args *r
 	}
 	if (optind < argc)
 		return nvm_err_r(NVM_EXIT_USAGE, "run: unexpected argument \"%s\"", argv[optind]);
+	if (r->ncg > o->max_targets)
+		return nvm_err_r(NVM_EXIT_USAGE, "run: %u --cgroup, more than --max-targets %u",
+				 r->ncg, o->max_targets);
 	if (!r->ncg && !r->kubernetes) {
 		nvm_err("run: give at least one --cgroup, or --kubernetes");
 		usage(stderr);
@@ -157,8 +169,13 @@ int cmd_run(int argc, char **argv)
 	agent_opts_init(&o);
 	memset(&r, 0, sizeof(r));
 	kube_opts_init(&r.ko);
-	if ((rc = parse(argc, argv, &o, &r)))
+	r.cgroups = calloc((size_t)argc, sizeof(*r.cgroups));
+	if (!r.cgroups)
+		return nvm_err_r(NVM_EXIT_FAIL, "out of memory");
+	if ((rc = parse(argc, argv, &o, &r))) {
+		free(r.cgroups);
 		return rc < 0 ? 0 : rc;
+	}
 	if (r.kubernetes && r.ko.bind_tree) {
 		o.bind_tree = bind_tree;
 		o.bind_ctx = &a.o; /* the options as the agent keeps them */
@@ -187,5 +204,6 @@ out:
 	if (r.kubernetes)
 		kube_stop(&k);
 	agent_stop(&a);
+	free(r.cgroups);
 	return status;
 }

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -91,7 +92,7 @@ int cmd_status(int argc, char **argv)
 		{ 0 },
 	};
 	const char *root = NVM_DEFAULT_ROOT;
-	char path[4200], buf[16384];
+	char path[4200], *buf;
 	bool json = false;
 	json_object *o, *v;
 	int c;
@@ -106,13 +107,15 @@ int cmd_status(int argc, char **argv)
 		}
 	}
 	snprintf(path, sizeof(path), "%s.sock", root);
-	if (control_query(path, buf, sizeof(buf)))
+	if (!(buf = control_query(path)))
 		return NVM_EXIT_FAIL;
 	if (json) {
 		fputs(buf, stdout);
+		free(buf);
 		return 0;
 	}
 	o = json_tokener_parse(buf);
+	free(buf);
 	if (!o) {
 		nvm_err("%s: the agent's answer is not JSON", path);
 		return NVM_EXIT_FAIL;

@@ -32,6 +32,7 @@ void agent_opts_init(struct agent_opts *o)
 	o->clip_cpus = true;
 	o->deadline_ms = 50;
 	o->linger_us = 100000;
+	o->max_targets = NVM_DEFAULT_MAX_TARGETS;
 	o->time_scale = 1;
 	o->btf = "/sys/kernel/btf/vmlinux";
 	o->strategy = "auto";
@@ -119,7 +120,8 @@ int agent_start(struct agent *a, const struct agent_opts *o)
 	struct render_opts ro = { .root = o->root, .device_nodes = o->device_nodes, .own_fs = true,
 				  .clip_cpus = o->clip_cpus, .host = "/" };
 	struct engine_opts eo = { .deadline_ns = (uint64_t)o->deadline_ms * 1000000,
-				  .linger_us = o->linger_us, .time_scale = o->time_scale };
+				  .linger_us = o->linger_us, .time_scale = o->time_scale,
+				  .max_targets = o->max_targets };
 	char lib[PATH_MAX], smi[PATH_MAX];
 	sigset_t mask;
 	int r;
@@ -204,8 +206,17 @@ int agent_add_target(struct agent *a, const char *path)
 	struct agent_target *t;
 	char real[4096];
 
-	if (a->ntargets >= NVM_MAX_TARGETS)
-		return nvm_err_r(-1, "at most %d target cgroups", NVM_MAX_TARGETS);
+	if (a->ntargets >= a->o.max_targets)
+		return nvm_err_r(-1, "cgroup %s: already %u target cgroups, the most --max-targets "
+				 "allows", path, a->o.max_targets);
+	if (a->ntargets == a->cap_targets) {
+		unsigned cap = a->cap_targets ? 2 * a->cap_targets : 16;
+		struct agent_target *more = realloc(a->targets, cap * sizeof(*more));
+
+		if (!more)
+			return nvm_err_r(-1, "cgroup %s: out of memory", path);
+		a->targets = more, a->cap_targets = cap;
+	}
 	t = &a->targets[a->ntargets];
 	if (!realpath(path, real))
 		return nvm_err_r(-1, "cgroup %s: %s", path, strerror(errno));
@@ -248,7 +259,9 @@ void agent_remove_targets(struct agent *a)
 			engine_remove_target(a->engine, a->targets[i].id);
 		state_unlock(a->targets[i].lock_fd, a->targets[i].lock_name);
 	}
-	a->ntargets = 0;
+	a->ntargets = a->cap_targets = 0;
+	free(a->targets);
+	a->targets = NULL;
 }
 
 static json_object *status_json(struct agent *a)
@@ -374,7 +387,9 @@ static void answer_control(struct agent *a)
 	}
 	text = json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN |
 						   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (write(fd, text, strlen(text)) < 0 || write(fd, "\n", 1) < 0)
+	/* A client that goes away before the end must not kill the agent
+	 * (SIGPIPE). */
+	if (send(fd, text, strlen(text), MSG_NOSIGNAL) < 0 || send(fd, "\n", 1, MSG_NOSIGNAL) < 0)
 		nvm_debug("control client went away");
 	close(fd);
 	json_object_put(ans);

@@ -14,7 +14,10 @@
 #include "profile/profile.h"
 #include "render/rules.h"
 
-#define NVM_MAX_TARGETS 64
+/* Target cgroups an agent takes by default (--max-targets): the tables
+ * grow as targets come, and the kernel side's map is sized to this. */
+#define NVM_DEFAULT_MAX_TARGETS 4096
+#define NVM_MAX_MAX_TARGETS (1u << 20)
 
 struct agent_opts {
 	struct profile_opts profile;
@@ -35,6 +38,7 @@ struct agent_opts {
 	 * default), and the nvidia-smi to deliver (NULL: nvmirage's). */
 	bool userspace;
 	const char *nvidia_smi;
+	unsigned max_targets;     /* target cgroups at most (NVM_DEFAULT_MAX_TARGETS) */
 };
 
 struct agent_target {
@@ -56,8 +60,8 @@ struct agent {
 	int control_fd;
 	char control_path[4200];
 	int sig_fd;
-	unsigned ntargets;
-	struct agent_target targets[NVM_MAX_TARGETS];
+	unsigned ntargets, cap_targets;
+	struct agent_target *targets; /* grows to o.max_targets */
 	bool rendered;
 	int exit_signal;
 	/* Called on every turn of the loop (at least every 100 ms). */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -68,40 +69,58 @@ void control_read_request(int fd, char *buf, size_t len, bool *root)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-int control_request(const char *path, const char *request, char *buf, size_t len)
+char *control_request(const char *path, const char *request)
 {
 	struct sockaddr_un sa;
-	size_t off = 0;
+	size_t off = 0, cap = 16384;
+	char *buf = malloc(cap);
 	int fd;
 
+	if (!buf)
+		return nvm_err("out of memory"), NULL;
 	if (fill_addr(&sa, path))
-		return -1;
+		goto fail;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		nvm_err("no agent answers at %s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		goto fail;
 	}
 	if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0 ||
 	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0 || shutdown(fd, SHUT_WR)) {
 		nvm_err("%s: %s", path, strerror(errno));
 		close(fd);
-		return -1;
+		goto fail;
 	}
-	while (off + 1 < len) {
-		ssize_t n = read(fd, buf + off, len - 1 - off);
+	for (;;) {
+		ssize_t n;
 
-		if (n <= 0)
+		if (off + 1 == cap) {
+			char *more = realloc(buf, cap * 2);
+
+			if (!more) {
+				nvm_err("%s: out of memory for the answer", path);
+				close(fd);
+				goto fail;
+			}
+			buf = more, cap *= 2;
+		}
+		if ((n = read(fd, buf + off, cap - 1 - off)) <= 0)
 			break;
 		off += (size_t)n;
 	}
 	buf[off] = '\0';
 	close(fd);
-	return off ? 0 : nvm_err_r(-1, "%s: empty answer", path);
+	if (off)
+		return buf;
+	nvm_err("%s: empty answer", path);
+fail:
+	free(buf);
+	return NULL;
 }
 
-int control_query(const char *path, char *buf, size_t len)
+char *control_query(const char *path)
 {
-	return control_request(path, "{\"op\": \"status\"}", buf, len);
+	return control_request(path, "{\"op\": \"status\"}");
 }

@@ -15,10 +15,10 @@ int control_listen(const char *path);
 /* The request line of a connection just accepted into buf (empty if the
  * client sent none within a moment), and whether the peer is root. */
 void control_read_request(int fd, char *buf, size_t len, bool *root);
-/* Sends request to the agent at path and reads its answer into buf.
- * Returns 0 or -1 (reported). */
-int control_request(const char *path, const char *request, char *buf, size_t len);
+/* Sends request to the agent at path and reads its whole answer (the
+ * status grows with the targets): the caller frees it. NULL: reported. */
+char *control_request(const char *path, const char *request);
 /* The status of the agent at path. */
-int control_query(const char *path, char *buf, size_t len);
+char *control_query(const char *path);
 
 #endif

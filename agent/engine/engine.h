@@ -19,6 +19,7 @@ struct engine_opts {
 				  * time_scale) */
 	double time_scale;       /* every deadline and limit times this */
 	unsigned linger_us;      /* a service thread keeps polling this long after work */
+	unsigned max_targets;    /* target cgroups at most: the targets map's size */
 	bool in_kernel;          /* the in-kernel rewrite (see redirect.bpf.c); the
 				  * caller checked that bpf_probe_write_user loads */
 	bool fentry;             /* fentry/fexit entry points instead of tp_btf;

@@ -103,12 +103,32 @@ static void kubelet_failed(struct kube *k, const char *err)
 	k->kubelet_up = 0;
 }
 
+/* Room in k->pods for one more (it grows by doubling). */
+static bool room_for_pod(struct kube *k)
+{
+	unsigned cap = k->cap_pods ? 2 * k->cap_pods : 16;
+	struct kube_pod_target *more;
+
+	if (k->npods < k->cap_pods)
+		return true;
+	if (!(more = realloc(k->pods, cap * sizeof(*more)))) {
+		nvm_warn("kubelet: out of memory for pod %u", k->npods + 1);
+		return false;
+	}
+	k->pods = more, k->cap_pods = cap;
+	return true;
+}
+
 /* Makes the targets the pods listed now, as far as their cgroups exist. */
 static void sync_targets(struct kube *k, const struct gpu_pods *pods)
 {
-	char seen[NVM_MAX_TARGETS] = { 0 };
+	char *seen = calloc(k->npods + pods->n + 1, 1); /* by index in k->pods */
 	bool walked = false;
 
+	if (!seen) {
+		nvm_warn("kubelet: out of memory; keeping the %u current targets", k->npods);
+		return;
+	}
 	for (unsigned i = 0; i < pods->n; i++) {
 		const struct gpu_pod *p = &pods->p[i];
 		char uid[KUBE_UID_LEN + 1];
@@ -128,7 +148,7 @@ static void sync_targets(struct kube *k, const struct gpu_pods *pods)
 				t = find_pod(k, real);
 		}
 		if (!t) {
-			if (k->npods >= NVM_MAX_TARGETS || agent_add_target(k->a, cg))
+			if (!room_for_pod(k) || agent_add_target(k->a, cg))
 				continue;
 			t = &k->pods[k->npods++];
 			memset(t, 0, sizeof(*t));
@@ -145,6 +165,7 @@ static void sync_targets(struct kube *k, const struct gpu_pods *pods)
 	for (unsigned i = k->npods; i-- > 0;)
 		if (!seen[i])
 			drop_pod(k, i, "holds no GPU any more (or ended)");
+	free(seen);
 }
 
 static void sync_once(struct kube *k)
@@ -205,6 +226,8 @@ void kube_stop(struct kube *k)
 	if (k->inotify_fd > 0)
 		close(k->inotify_fd);
 	k->inotify_fd = -1;
-	k->npods = 0;
+	k->npods = k->cap_pods = 0;
+	free(k->pods);
+	k->pods = NULL;
 	kubepods_free(&k->where);
 }

@@ -37,8 +37,8 @@ struct kube {
 	struct kubepods where;    /* the pods' cgroups, from the last walk */
 	bool rescan;              /* a directory a pod can appear in changed */
 	char last_err[512];
-	unsigned npods;
-	struct kube_pod_target pods[NVM_MAX_TARGETS];
+	unsigned npods, cap_pods;
+	struct kube_pod_target *pods; /* grows, up to the agent's --max-targets */
 };
 
 void kube_opts_init(struct kube_opts *o);

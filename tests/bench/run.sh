@@ -21,15 +21,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 reader=$(pwd)/$out/helpers/reader
 K=${NVM_BENCH_LOAD_ROUNDS:-3}
-# NVM_BENCH_ONLY=noise: the noise harness alone (noise.sh).
-if [ "${NVM_BENCH_ONLY:-}" = noise ]; then
-	. tests/bench/noise.sh
-	exit 0
-fi
-
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 least() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 R=${NVM_BENCH_ROUNDS:-5}
+# NVM_BENCH_ONLY=noise or targets: that part alone (noise.sh, targets.sh).
+if [ -n "${NVM_BENCH_ONLY:-}" ]; then
+	. tests/bench/"$NVM_BENCH_ONLY".sh
+	exit 0
+fi
 echo "openat+close of /etc/hostname, $N times, pinned to CPU 0; $R rounds alternating agent off/on"
 echo "(ratios of the fastest round of each, which other load on the machine disturbs least; medians after)"
 # The floors: an empty tp_btf/sys_enter program (floor.bpf.c), which is all
@@ -122,4 +121,5 @@ load() {
 }
 load "(6) 8 process trees (threads, forks, execs):   " 8 tree 40
 load "(7) 6 processes mapping memory while they read:" 6 mapping 200
+. tests/bench/targets.sh
 . tests/bench/noise.sh

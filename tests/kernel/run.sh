@@ -74,7 +74,24 @@ cp "$nvm" "$work/nvmirage"; chmod 755 "$work" "$work/nvmirage"
 r=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$work/nvmirage" run --profile gb300 --cgroup "$T" 2>&1); rc=$?
 check_eq "not root: status 2" 2 $rc
 check_has "and says it must run as root" "must run as root" "$r"
+r=$("$nvm" run --profile gb300 --cgroup "$T" --cgroup "$O" --max-targets 1 2>&1); rc=$?
+check_eq "more --cgroup than --max-targets: status 2" 2 $rc
+check_has "and says so" "2 --cgroup, more than --max-targets 1" "$r"
 check "nothing was left behind by the failures" test ! -e "$ROOT"
+
+echo "== 500 target cgroups (no fixed limit)"
+mkdir -p "$T/many"
+many=$(for i in $(seq 1 500); do mkdir -p "$T/many/c$i"; printf ' --cgroup %s/many/c%d' "$T" "$i"; done)
+# shellcheck disable=SC2086
+check "an agent takes 500 --cgroup" start_agent "$LOG" --profile gb300 $many --root "$ROOT"
+check_has "and says so" "ready: 500 target cgroups" "$(cat "$LOG")"
+check_has "the first sees the GPUs" "gpus=4" "$(timeout 20 "$in_cgroup" "$T/many/c1" "$reader" literal)"
+check_has "the last too" "gpus=4" "$(timeout 20 "$in_cgroup" "$T/many/c500" "$reader" literal)"
+check_has "a cgroup outside them does not" "gpus=0" "$(timeout 20 "$in_cgroup" "$O" "$reader" literal)"
+check_eq "status lists the 500" 500 "$("$nvm" status --root "$ROOT" -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["targets"]))')"
+stop_agent
+for i in $(seq 1 500); do rmdir "$T/many/c$i"; done
+rmdir "$T/many"
 
 echo "== start"
 check "agent starts on $T" start_agent "$LOG" --profile gb300 --device-nodes --cgroup "$T" --root "$ROOT"

@@ -298,8 +298,47 @@ check_has "/metrics: kubelet up" "nvmirage_kubelet_up 1" "$m"
 check_has "/metrics: deadline misses counted" "# TYPE nvmirage_deadline_misses_total counter" "$m"
 n=$(echo "$m" | sed -n 's/^nvmirage_redirects_total //p')
 check "/metrics: redirects counted ($n)" test "${n:-0}" -gt 0
+check_has "/metrics: unredirected lookups by cause" 'nvmirage_unredirected_total{cause="busy_no_cpu"}' "$m"
 check_eq "/metrics is Prometheus text (every sample line parses)" 0 \
-	"$(echo "$m" | grep -v '^#' | grep -c -v -E '^nvmirage_[a-z_]+ [0-9]+$')"
+	"$(echo "$m" | grep -v '^#' | grep -c -v -E '^nvmirage_[a-z_]+(\{[a-z_]+="[a-z_]+"\})? [0-9]+$')"
+
+echo "== 200 GPU pods on one node (time-slicing replicas), and bursts of 50"
+# A node whose device plugin shares each GPU (replicas): hundreds of pods
+# hold nvidia.com/gpu. Each is a pod cgroup in Kind's layout and a pod log
+# directory; the pod without GPUs (web/frontend) stays no target.
+base="slurm/worker-0:nvidia.com/gpu:4 slurm/worker-1:nvidia.com/gpu:2 web/frontend:nvidia.com/gpu:0 slurm/worker-2:nvidia.com/gpu:2"
+ts_uid() { printf '2b3c4d5e-0000-4000-8000-%012d' "$1"; }
+ts_pod() { # make the cgroup and log directory of replica pod $1
+	mkdir -p "$R/$(kind_pod besteffort "$(ts_uid "$1")")" "$PODLOGS/ts_gpu-$1_$(ts_uid "$1")"
+}
+ts_gone() { rmdir "$R/$(kind_pod besteffort "$(ts_uid "$1")")"; }
+ts_list() { for i in $(seq "$1" "$2"); do printf ' ts/gpu-%d:nvidia.com/gpu:1' "$i"; done; }
+for i in $(seq 1 250); do ts_pod "$i"; done
+s=$(date +%s%N)
+# shellcheck disable=SC2046
+pods_json $base $(ts_list 1 200)
+wait_for 20 has_targets 203
+ms=$((($(date +%s%N) - s) / 1000000))
+check_eq "200 GPU pods listed at once: 203 targets" 203 "$(targets)"
+check "all of them within 10 s (took $ms ms)" test "$ms" -lt 10000
+check_lacks "the pod without GPUs is still none" "web/frontend" "$(status_j)"
+check_has "and the first replica is one" "$(kind_pod besteffort "$(ts_uid 1)")" "$(status_j)"
+check_has "and the last" "$(kind_pod besteffort "$(ts_uid 200)")" "$(status_j)"
+s=$(date +%s%N)
+# shellcheck disable=SC2046
+pods_json $base $(ts_list 51 250)
+for i in $(seq 1 50); do ts_gone "$i"; done
+burst_done() { [ "$(log | grep -c 'pod ts/gpu-.*no longer a target')" -ge 50 ] && has_targets 203; }
+wait_for 20 burst_done
+ms=$((($(date +%s%N) - s) / 1000000))
+check_eq "a burst: 50 pods end and 50 come, 203 targets again" 203 "$(targets)"
+check "every one picked up or dropped within 10 s (took $ms ms)" test "$ms" -lt 10000
+check_lacks "the ended ones are no targets" "$(kind_pod besteffort "$(ts_uid 50)")" "$(status_j)"
+check_has "the new ones are" "$(kind_pod besteffort "$(ts_uid 250)")" "$(status_j)"
+echo "note: the agent with 203 targets: $(grep VmRSS "/proc/$(podman inspect --format '{{.State.Pid}}' "$AGENT")/status")"
+pods_json $base
+for i in $(seq 51 250); do ts_gone "$i"; done
+check "back to 3 targets" wait_for 20 has_targets 3
 
 echo "== the kubelet goes away, and comes back"
 kill "$fake_pid"; wait "$fake_pid" 2>/dev/null; fake_pid=

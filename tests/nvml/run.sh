@@ -21,8 +21,10 @@ missing=$(grep -v '^#' tests/nvml/symbols.txt | sort | comm -23 - "$LOGS/exporte
 check_eq "every name in tests/nvml/symbols.txt is exported" "" "$missing"
 check_eq "only nvml* names are exported" "" "$(printf '%s\n' "$exported" | grep -v '^nvml')"
 
-# bridged.yaml: NVLinks between GPUs (the shipped profiles' go to NVSwitches).
-for p in profiles/gb300.yaml profiles/h100.yaml tests/nvml/bridged.yaml; do
+# bridged.yaml: NVLinks between GPUs (the shipped profiles' go to NVSwitches);
+# sixteen.yaml: 16 GPUs, as HGX-class nodes with 16 partitions have.
+/usr/bin/python3 tests/nvml/sixteen.py profiles/h100.yaml "$LOGS/sixteen.yaml"
+for p in profiles/gb300.yaml profiles/h100.yaml tests/nvml/bridged.yaml "$LOGS/sixteen.yaml"; do
 	echo "== $p: every function against the profile, in a target cgroup"
 	r=$(timeout 60 "$nvm" -q exec --profile $p --root /run/nvn -- "$check_nvml" "$lib" $p)
 	echo "$r" | grep FAIL
@@ -189,6 +191,17 @@ if [ -n "${smi_bin:-}" ] && [ -x "$smi_bin" ]; then
 	. tests/nvml/smi_forms.sh
 fi
 . tests/nvml/mig.sh
+
+echo "== 16 GPUs"
+r=$(timeout 60 "$nvm" -q exec --profile "$LOGS/sixteen.yaml" --root /run/nvn -- \
+	sh -c 'ls /proc/driver/nvidia/gpus | wc -l; nvidia-smi -L | grep -c "^GPU "' 2>&1)
+check_eq "16 GPUs in /proc/driver/nvidia/gpus, and nvmirage's nvidia-smi -L lists 16" "$(printf '16\n16')" "$r"
+if [ -n "${smi_bin:-}" ] && [ -x "$smi_bin" ]; then
+	r=$(timeout 60 "$nvm" -q exec --profile "$LOGS/sixteen.yaml" --root /run/nvn -- \
+		env LD_LIBRARY_PATH="$(dirname "$lib")" "$smi_bin" -L 2>&1)
+	check_eq "NVIDIA's nvidia-smi -L lists the 16" 16 "$(echo "$r" | grep -c '^GPU ')"
+	check_has "the last with its UUID" "GPU 15: NVIDIA H100 80GB HBM3 (UUID: GPU-344e1aa0-d0ea-ba06-729f-5261a1d94f07)" "$r"
+fi
 . tests/nvml/nvtop.sh
 
 echo "== bad run-time sections"
