@@ -208,15 +208,18 @@ struct nvm_kstats {
 				* failed, so libibverbs reads sysfs */
 	/* deadline_misses by cause (the rest: the limit on any wait passed
 	 * while the agent lived) */
-	__u64 cpus_held;       /* every CPU held a waiting task, so no agent
-				* thread could run: the short limits applied */
+	__u64 cpus_held;       /* unclaimed while every CPU of the agent's held a
+				* waiting task (none of its threads could run) */
+	__u64 answer_limit;    /* claimed, not answered within the answer limit
+				* (the agent slept on the process's memory lock) */
 	__u64 agent_gone;      /* the agent's process exited during the wait */
 };
 
 /* Why a syscall went on unredirected (struct nvm_note's cause). */
 enum nvm_miss_cause {
 	NVM_MISS_DEADLINE = 1, /* waited to the limit, the agent alive */
-	NVM_MISS_CPUS_HELD,    /* every CPU held a waiting task: none for the agent */
+	NVM_MISS_CPUS_HELD,    /* every CPU of the agent's held a waiting task */
+	NVM_MISS_ANSWER_LIMIT, /* claimed, not answered within the answer limit */
 	NVM_MISS_AGENT_GONE,   /* the agent exited */
 	NVM_MISS_NO_CPU,       /* waiting would have left no CPU for the agent */
 	NVM_MISS_NO_SLOT,      /* every request slot taken */

@@ -63,8 +63,9 @@ static void unredirected(struct text *t, const struct nvm_kstats *k)
 		const char *cause;
 		unsigned long long n;
 	} by[] = {
-		{ "deadline", k->deadline_misses - k->cpus_held - k->agent_gone },
+		{ "deadline", k->deadline_misses - k->cpus_held - k->answer_limit - k->agent_gone },
 		{ "cpus_held", k->cpus_held },
+		{ "answer_limit", k->answer_limit },
 		{ "agent_gone", k->agent_gone },
 		{ "busy_no_cpu", k->busy_no_cpu },
 		{ "busy_no_slot", k->busy_no_slot },

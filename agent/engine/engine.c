@@ -132,8 +132,10 @@ static const char *miss_why(uint32_t cause)
 {
 	switch (cause) {
 	case NVM_MISS_DEADLINE: return "no answer within the limit, though the agent lives";
-	case NVM_MISS_CPUS_HELD: return "every CPU held a waiting task, so no thread of the "
-					"agent could run";
+	case NVM_MISS_CPUS_HELD: return "every CPU of the agent's held a waiting task, so none "
+					"of its threads could run";
+	case NVM_MISS_ANSWER_LIMIT: return "claimed, but not answered within the answer limit "
+					   "(the agent waited on the process's memory lock)";
 	case NVM_MISS_AGENT_GONE: return "the agent exited";
 	case NVM_MISS_NO_CPU: return "waiting would have left no CPU for the agent";
 	case NVM_MISS_NO_SLOT: return "every request slot was taken";
@@ -184,6 +186,7 @@ static int on_note(void *ctx, void *data, size_t len)
 	if (len < sizeof(*n) || n->type != NVM_NOTE_MISS)
 		return 0;
 	waited = n->cause == NVM_MISS_DEADLINE || n->cause == NVM_MISS_CPUS_HELD ||
+		 n->cause == NVM_MISS_ANSWER_LIMIT ||
 		 n->cause == NVM_MISS_AGENT_GONE;
 	if (!waited) {
 		if (now - e->notes_since >= 1000000000ULL) {
@@ -309,9 +312,9 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 		nvm_info("time scale %g (--time-scale): every deadline and limit below is %g "
 			 "times its default", o->time_scale, o->time_scale);
 	nvm_info("attached %s (%s rewrite), tp_btf/sched_process_fork, sched_process_exit%s; "
-		 "%u request slots; a task waits while the agent lives, up to %llu ms (while "
-		 "every CPU holds a waiting task: %llu ms to claim, %llu us from claim to "
-		 "answer); fork repairs within %llu ms of a patch",
+		 "%u request slots; a task waits to be claimed while the agent lives, up to "
+		 "%llu ms (%llu ms while every CPU of the agent's holds a waiting task), then "
+		 "%llu us for the answer; fork repairs within %llu ms of a patch",
 		 e->entry.what, o->in_kernel ? "in-kernel" : "assisted",
 		 e->skel->links.nvm_exec ? ", tp_btf/sched_process_exec" : "", e->nslots,
 		 (unsigned long long)(e->times.live / 1000000),

@@ -66,7 +66,7 @@ struct nvm_astats {
 	X(room_made) X(fork_unwaited) X(fork_missed) X(agent_failed)           \
 	X(ik_rewritten) X(ik_write_faults) X(ik_restored) X(ik_changed) X(exec_gone) \
 	X(exec_shared)                                                          \
-	X(rdma_netlink_refused) X(cpus_held) X(agent_gone)
+	X(rdma_netlink_refused) X(cpus_held) X(answer_limit) X(agent_gone)
 #define NVM_ASTATS_FIELDS(X)                                                   \
 	X(requests) X(patched) X(restored) X(nomatch) X(late) X(late_restores)  \
 	X(fork_repairs) X(errors) X(stuck_refused) X(claim_us_max) X(claim_us_total) X(answer_us_max) \

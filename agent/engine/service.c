@@ -256,17 +256,18 @@ static void publish(struct engine *e, unsigned i, const struct nvm_slot *req, bo
 /* Whether to leave the request in slot s unclaimed for now: another
  * thread is asleep in its process's memory (on the process's memory lock,
  * which this one would wait for too), and answering "failed" at once, as
- * answer() would, makes the read a miss. While some CPU holds no waiting
- * task, the lock's holder can run there and the task can keep waiting (up
- * to its limit, while the agent lives): the thread that is in serves the
- * request once it is out. With every CPU held, it is refused, so that a
- * CPU frees. (The slot's fields are read unclaimed: only a hint.) */
+ * answer() would, makes the read a miss. The thread that is in serves the
+ * request once it is out, if that comes within the answer limit of the
+ * request's posting and some CPU holds no waiting task; past that it is
+ * refused as before, so that the waiting task frees its CPU (the lock's
+ * holder may be queued behind it there). (The slot's fields are read
+ * unclaimed: only a hint.) */
 static bool leave_for_later(struct engine *e, struct service_thread *t, const struct nvm_slot *s)
 {
 	uint64_t word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
 
 	if (NVM_SLOT_STATE(word) != NVM_SLOT_WAITING || s->kind != NVM_REQ_PATCH ||
-	    (s->flags & NVM_REQ_NOWAIT) ||
+	    (s->flags & NVM_REQ_NOWAIT) || now_ns() - s->posted_ns > e->times.answer ||
 	    __atomic_load_n(&e->skel->bss->spinners, __ATOMIC_RELAXED) >=
 		    e->skel->rodata->nr_cpus_online)
 		return false;

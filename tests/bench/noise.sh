@@ -61,7 +61,7 @@ noise_off() {
 
 # The kernel side's miss counters, as "cause=N ..." (events: reads, and the
 # restores and fork repairs behind them).
-CAUSES="deadline_misses cpus_held agent_gone busy_no_cpu busy_no_slot busy_no_bell busy_gave_way agent_failed"
+CAUSES="deadline_misses cpus_held answer_limit agent_gone busy_no_cpu busy_no_slot busy_no_bell busy_gave_way agent_failed"
 causes_now() {
 	"$nvm" status --root "$ROOT" -j | python3 -c '
 import json, sys
