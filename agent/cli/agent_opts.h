@@ -32,10 +32,10 @@ int agent_parse_opt(int opt, const char *arg, struct agent_opts *o);
 	"  -d, --device-nodes    also redirect /dev/nvidiaN, nvidiactl, nvidia-modeset,\n" \
 	"                        nvidia-uvm, nvidia-uvm-tools and /dev/nvidia-caps\n"     \
 	"      --no-clip-cpus    keep CPU affinities this machine does not have\n"        \
-	"      --deadline-ms N   while every CPU holds a waiting task, longest a\n"     \
-	"                        syscall waits to be taken up (default 50); else it\n"  \
-	"                        waits while the agent lives, up to 1 s; past that it\n" \
-	"                        goes on unredirected, counted and logged\n"              \
+	"      --deadline-ms N   while every CPU of the agent's holds a waiting task,\n" \
+	"                        longest a syscall waits to be taken up (default\n"     \
+	"                        50); else it waits while the agent lives, up to 1 s;\n" \
+	"                        past that it goes on unredirected, counted and logged\n" \
 	"      --linger-us N     keep polling this long after work (default 100000)\n"    \
 	"      --btf FILE        kernel BTF (default /sys/kernel/btf/vmlinux)\n"          \
 	"      --strategy NAME   auto (default: in-kernel where the kernel allows it,\n"  \

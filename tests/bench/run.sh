@@ -24,7 +24,8 @@ K=${NVM_BENCH_LOAD_ROUNDS:-3}
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 least() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 R=${NVM_BENCH_ROUNDS:-5}
-# NVM_BENCH_ONLY=noise or targets: that part alone (noise.sh, targets.sh).
+# NVM_BENCH_ONLY=targets, pods or noise: that part alone (targets.sh,
+# pods.sh, noise.sh).
 if [ -n "${NVM_BENCH_ONLY:-}" ]; then
 	. tests/bench/"$NVM_BENCH_ONLY".sh
 	exit 0
@@ -122,4 +123,5 @@ load() {
 load "(6) 8 process trees (threads, forks, execs):   " 8 tree 40
 load "(7) 6 processes mapping memory while they read:" 6 mapping 200
 . tests/bench/targets.sh
+. tests/bench/pods.sh
 . tests/bench/noise.sh
