@@ -298,10 +298,29 @@ static json_object *status_json(struct agent *a)
 	return o;
 }
 
+/* The answer to a request that changes state: {"ok": true, key: the state
+ * now} when done (state not NULL), else {"error": why}; a refusal to a
+ * user other than root is logged too. */
+static json_object *change_answer(const char *op, bool root, const char *key, json_object *state,
+				  const char *why)
+{
+	json_object *o = json_object_new_object();
+
+	if (state) {
+		json_object_object_add(o, "ok", json_object_new_boolean(1));
+		json_object_object_add(o, key, state);
+		return o;
+	}
+	if (!root)
+		nvm_warn("control: a %s request from a user other than root, refused", op);
+	json_object_object_add(o, "error", json_object_new_string(why));
+	return o;
+}
+
 /* {"op": "fault", "gpu": ..., "mode": ..., "xid": N}: root only. */
 static json_object *fault_request(struct agent *a, json_object *req, bool root)
 {
-	json_object *o = json_object_new_object(), *v;
+	json_object *v;
 	const char *gpu = NULL, *mode = NULL;
 	char why[512];
 	int64_t xid = 0;
@@ -318,22 +337,16 @@ static json_object *fault_request(struct agent *a, json_object *req, bool root)
 		snprintf(why, sizeof(why), "a fault request needs gpu and mode");
 	else if (xid < 0 || xid > 65535)
 		snprintf(why, sizeof(why), "xid %lld is out of range (1..65535)", (long long)xid);
-	else if (agent_fault(a, gpu, mode, (unsigned)xid, why, sizeof(why)) == 0) {
-		json_object_object_add(o, "ok", json_object_new_boolean(1));
-		json_object_object_add(o, "faults", agent_faults_json(a));
-		return o;
-	}
-	if (!root)
-		nvm_warn("control: a fault request from a user other than root, refused");
-	json_object_object_add(o, "error", json_object_new_string(why));
-	return o;
+	else if (agent_fault(a, gpu, mode, (unsigned)xid, why, sizeof(why)) == 0)
+		return change_answer("fault", root, "faults", agent_faults_json(a), NULL);
+	return change_answer("fault", root, NULL, NULL, why);
 }
 
 /* {"op": "mig", "gpu": ..., "action": "create"|"destroy", "list": ...}:
  * root only. */
 static json_object *mig_request(struct agent *a, json_object *req, bool root)
 {
-	json_object *o = json_object_new_object(), *v;
+	json_object *v;
 	const char *gpu = NULL, *action = NULL, *list = NULL;
 	char why[512];
 
@@ -347,15 +360,9 @@ static json_object *mig_request(struct agent *a, json_object *req, bool root)
 		snprintf(why, sizeof(why), "only root may change a GPU's MIG instances");
 	else if (!gpu || !action || !list)
 		snprintf(why, sizeof(why), "a mig request needs gpu, action and list");
-	else if (agent_mig(a, gpu, action, list, why, sizeof(why)) == 0) {
-		json_object_object_add(o, "ok", json_object_new_boolean(1));
-		json_object_object_add(o, "mig", agent_mig_json(a));
-		return o;
-	}
-	if (!root)
-		nvm_warn("control: a mig request from a user other than root, refused");
-	json_object_object_add(o, "error", json_object_new_string(why));
-	return o;
+	else if (agent_mig(a, gpu, action, list, why, sizeof(why)) == 0)
+		return change_answer("mig", root, "mig", agent_mig_json(a), NULL);
+	return change_answer("mig", root, NULL, NULL, why);
 }
 
 static void answer_control(struct agent *a)
