@@ -78,10 +78,11 @@ int kube_start(struct kube *k, struct agent *a, const struct kube_opts *o)
 	return 0;
 }
 
-static struct kube_pod_target *find_pod(struct kube *k, const char *cgroup)
+/* The target of pod uid, if it is one. */
+static struct kube_pod_target *find_pod(struct kube *k, const char *uid)
 {
 	for (unsigned i = 0; i < k->npods; i++)
-		if (!strcmp(k->pods[i].cgroup, cgroup))
+		if (!strcmp(k->pods[i].uid, uid))
 			return &k->pods[i];
 	return NULL;
 }
@@ -119,40 +120,53 @@ static bool room_for_pod(struct kube *k)
 	return true;
 }
 
-/* Makes the targets the pods listed now, as far as their cgroups exist. */
+/* The UID and cgroup of pod p: of the UIDs its name has in the log
+ * directory, the one whose cgroup exists (an old pod of the same name may
+ * have left its directory). Returns the cgroup, or NULL if none has one yet. */
+static const char *pod_uid_cgroup(struct kube *k, const struct kubepods_logs *logs,
+				  const struct gpu_pod *p, const char **uid, bool *walked)
+{
+	const char *cg;
+
+	for (unsigned i = 0; (*uid = kubepods_logs_uid(logs, p->ns, p->name, i)); i++)
+		if ((cg = pod_cgroup(k, *uid, walked)))
+			return cg;
+	return NULL;
+}
+
+/* Makes the targets the pods listed now, as far as their cgroups exist.
+ * One listing of the log directory and at most one walk of the cgroup tree
+ * per call; each pod's UID and cgroup are then binary searches, and its
+ * target a scan of short UIDs (no path resolved, nothing read per pod). */
 static void sync_targets(struct kube *k, const struct gpu_pods *pods)
 {
 	char *seen = calloc(k->npods + pods->n + 1, 1); /* by index in k->pods */
+	struct kubepods_logs logs = { 0 };
 	bool walked = false;
 
 	if (!seen) {
 		nvm_warn("kubelet: out of memory; keeping the %u current targets", k->npods);
 		return;
 	}
+	if (pods->n && kubepods_logs_read(&logs, k->o.pod_logs))
+		nvm_debug("pod logs %s: %s", k->o.pod_logs, strerror(errno));
 	for (unsigned i = 0; i < pods->n; i++) {
 		const struct gpu_pod *p = &pods->p[i];
-		char uid[KUBE_UID_LEN + 1];
-		const char *cg;
+		const char *uid, *cg = pod_uid_cgroup(k, &logs, p, &uid, &walked);
 		struct kube_pod_target *t;
 
-		if (kubepods_uid(k->o.pod_logs, p->ns, p->name, uid) ||
-		    !(cg = pod_cgroup(k, uid, &walked))) {
+		if (!cg) {
 			nvm_debug("pod %s/%s: no pod cgroup yet", p->ns, p->name);
 			continue;
 		}
-		t = find_pod(k, cg);
-		if (!t) {
-			char real[4096];
-
-			if (realpath(cg, real))
-				t = find_pod(k, real);
-		}
+		t = find_pod(k, uid);
 		if (!t) {
 			if (!room_for_pod(k) || agent_add_target(k->a, cg))
 				continue;
 			t = &k->pods[k->npods++];
 			memset(t, 0, sizeof(*t));
 			snprintf(t->key, sizeof(t->key), "%s/%s", p->ns, p->name);
+			snprintf(t->uid, sizeof(t->uid), "%s", uid);
 			/* As the agent keeps it (resolved), to remove it by. */
 			snprintf(t->cgroup, sizeof(t->cgroup), "%s",
 				 k->a->targets[k->a->ntargets - 1].path);
@@ -165,6 +179,7 @@ static void sync_targets(struct kube *k, const struct gpu_pods *pods)
 	for (unsigned i = k->npods; i-- > 0;)
 		if (!seen[i])
 			drop_pod(k, i, "holds no GPU any more (or ended)");
+	kubepods_logs_free(&logs);
 	free(seen);
 }
 

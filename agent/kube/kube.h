@@ -25,6 +25,7 @@ struct kube_opts {
 
 struct kube_pod_target {
 	char key[520];            /* namespace/name */
+	char uid[KUBE_UID_LEN + 1];
 	char cgroup[4096];
 };
 

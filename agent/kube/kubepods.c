@@ -21,24 +21,72 @@ static bool is_uid(const char *s)
 	return true;
 }
 
-int kubepods_uid(const char *logs_dir, const char *ns, const char *name,
-		 char uid[KUBE_UID_LEN + 1])
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int kubepods_logs_read(struct kubepods_logs *l, const char *logs_dir)
+{
+	DIR *d = opendir(logs_dir);
+	struct dirent *e;
+
+	for (unsigned i = 0; i < l->n; i++)
+		free(l->names[i]);
+	l->n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (l->n == l->cap) {
+			unsigned cap = l->cap ? 2 * l->cap : 64;
+			char **more = realloc(l->names, cap * sizeof(*more));
+
+			if (!more)
+				break;
+			l->names = more, l->cap = cap;
+		}
+		if (!(l->names[l->n] = strdup(e->d_name)))
+			break;
+		l->n++;
+	}
+	closedir(d);
+	if (l->n)
+		qsort(l->names, l->n, sizeof(*l->names), by_name);
+	return 0;
+}
+
+const char *kubepods_logs_uid(const struct kubepods_logs *l, const char *ns, const char *name,
+			      unsigned i)
 {
 	char prefix[600];
 	size_t plen = (size_t)snprintf(prefix, sizeof(prefix), "%s_%s_", ns, name);
-	DIR *d = opendir(logs_dir);
-	struct dirent *e;
-	int r = -1;
+	unsigned lo = 0, hi = l->n;
 
-	if (!d)
-		return -1;
-	while (r && (e = readdir(d)))
-		if (!strncmp(e->d_name, prefix, plen) && is_uid(e->d_name + plen)) {
-			memcpy(uid, e->d_name + plen, KUBE_UID_LEN + 1);
-			r = 0;
-		}
-	closedir(d);
-	return r;
+	if (plen >= sizeof(prefix))
+		return NULL;
+	/* The first name not below the prefix: those with it follow. */
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (strcmp(l->names[mid], prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < l->n && !strncmp(l->names[lo], prefix, plen); lo++)
+		if (is_uid(l->names[lo] + plen) && i-- == 0)
+			return l->names[lo] + plen;
+	return NULL;
+}
+
+void kubepods_logs_free(struct kubepods_logs *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	memset(l, 0, sizeof(*l));
 }
 
 /* kubepods<...>-pod<uid_>.slice (systemd) or pod<uid> (cgroupfs). */
@@ -116,6 +164,12 @@ static void walk(struct kubepods *k, const char *dir, int depth, bool in_kubepod
 	closedir(d);
 }
 
+static int by_uid(const void *a, const void *b)
+{
+	return strcmp(((const struct kubepods_entry *)a)->uid,
+		      ((const struct kubepods_entry *)b)->uid);
+}
+
 int kubepods_scan(struct kubepods *k, const char *root, int inotify_fd)
 {
 	struct stat st;
@@ -125,15 +179,19 @@ int kubepods_scan(struct kubepods *k, const char *root, int inotify_fd)
 	if (stat(root, &st) || !S_ISDIR(st.st_mode))
 		return -1;
 	walk(k, root, 0, false, inotify_fd);
+	if (k->n)
+		qsort(k->e, k->n, sizeof(*k->e), by_uid);
 	return 0;
 }
 
 const char *kubepods_find(const struct kubepods *k, const char *uid)
 {
-	for (unsigned i = 0; i < k->n; i++)
-		if (!strcmp(k->e[i].uid, uid))
-			return k->e[i].path;
-	return NULL;
+	struct kubepods_entry key;
+	const struct kubepods_entry *e;
+
+	snprintf(key.uid, sizeof(key.uid), "%s", uid);
+	e = k->n ? bsearch(&key, k->e, k->n, sizeof(*k->e), by_uid) : NULL;
+	return e ? e->path : NULL;
 }
 
 void kubepods_free(struct kubepods *k)

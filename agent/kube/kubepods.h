@@ -6,12 +6,25 @@
 
 #define KUBE_UID_LEN 36
 
-/* The UID of pod ns/name, from the kubelet's log directory for it,
- * <logs_dir>/<namespace>_<name>_<uid> (the PodResources API names pods but
- * gives no UID; namespaces and names cannot hold '_'). Returns 0, or -1 if
- * there is none yet. */
-int kubepods_uid(const char *logs_dir, const char *ns, const char *name,
-		 char uid[KUBE_UID_LEN + 1]);
+/* The pods' UIDs by namespace and name, from one listing of the kubelet's
+ * log directory, whose entries are <namespace>_<name>_<uid> (the
+ * PodResources API names pods but gives no UID; namespaces and names cannot
+ * hold '_'). Read once for each listing of the pods, it answers each pod in
+ * O(log n) instead of a directory listing per pod. A pod made again under
+ * its old name has two UIDs there until the kubelet removes the old
+ * directory: the caller takes the one whose cgroup exists. */
+struct kubepods_logs {
+	unsigned n, cap;
+	char **names; /* sorted */
+};
+
+/* Lists logs_dir afresh. Returns 0, or -1 (errno set) if it cannot be read
+ * (l is then empty). */
+int kubepods_logs_read(struct kubepods_logs *l, const char *logs_dir);
+/* The i-th UID (from 0) of pod ns/name, or NULL past the last. */
+const char *kubepods_logs_uid(const struct kubepods_logs *l, const char *ns, const char *name,
+			      unsigned i);
+void kubepods_logs_free(struct kubepods_logs *l);
 
 /* Where the pods' cgroups are under a cgroup2 directory (the agent's
  * --cgroup-root), on every layout the kubelet makes, found by their names:
@@ -44,7 +57,8 @@ struct kubepods {
  * (IN_CREATE | IN_DELETE of directories). Returns 0, or -1 when root cannot
  * be read. */
 int kubepods_scan(struct kubepods *k, const char *root, int inotify_fd);
-/* The pod's cgroup directory from the last walk, or NULL. */
+/* The pod's cgroup directory from the last walk, or NULL (a binary search:
+ * the walk leaves the entries sorted by UID). */
 const char *kubepods_find(const struct kubepods *k, const char *uid);
 void kubepods_free(struct kubepods *k);
 

@@ -291,12 +291,17 @@ static int mode_tree(int n)
 		}
 		reads += 2L * n + 1;
 		missed += 2L * n - run_threads(2);
-		if (waitpid(c, &st, 0) != c || !WIFEXITED(st))
+		if (waitpid(c, &st, 0) != c || !WIFEXITED(st)) {
 			broken++;
-		else if (WEXITSTATUS(st) == 4)
+			printf("tree_child_died=round %d: %s\n", round,
+			       WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "lost");
+		} else if (WEXITSTATUS(st) == 4) {
 			missed++;
-		else if (WEXITSTATUS(st))
+		} else if (WEXITSTATUS(st)) {
 			broken++;
+			printf("tree_child_died=round %d: exit %d (3: literals not back, 5: exec failed)\n",
+			       round, WEXITSTATUS(st));
+		}
 	}
 	check_literals("tree parent");
 	printf("tree_reads=%ld\ntree_missed=%ld\ntree_broken=%d\n", reads, missed, broken);

@@ -125,22 +125,54 @@ static void walks_only_where_pods_can_be(void **state)
 
 static void takes_the_uid_from_the_pod_log_directory(void **state)
 {
-	char uid[KUBE_UID_LEN + 1];
+	struct kubepods_logs l = { 0 };
+	char logs[128];
 
 	(void)state;
 	mkdir_p("logs/slurm_worker-0_" UID);
 	mkdir_p("logs/slurm_worker-00_1a2b3c4d-0000-4000-8000-00000000000b");
 	mkdir_p("logs/web_worker-0_1a2b3c4d-0000-4000-8000-00000000000c");
-	snprintf(uid, sizeof(uid), "unset");
-	{
-		char logs[128];
+	mkdir_p("logs/slurm_worker_1a2b3c4d-0000-4000-8000-00000000000d");
+	snprintf(logs, sizeof(logs), "%s/logs", tmp);
+	assert_int_equal(kubepods_logs_read(&l, logs), 0);
+	assert_string_equal(kubepods_logs_uid(&l, "slurm", "worker-0", 0), UID);
+	assert_null(kubepods_logs_uid(&l, "slurm", "worker-0", 1));
+	assert_string_equal(kubepods_logs_uid(&l, "slurm", "worker-00", 0),
+			    "1a2b3c4d-0000-4000-8000-00000000000b");
+	assert_string_equal(kubepods_logs_uid(&l, "slurm", "worker", 0),
+			    "1a2b3c4d-0000-4000-8000-00000000000d");
+	assert_null(kubepods_logs_uid(&l, "slurm", "worker-1", 0));
+	assert_null(kubepods_logs_uid(&l, "other", "worker-0", 0));
+	/* Read again: what is gone is gone, what came is there. */
+	mkdir_p("logs/slurm_worker-1_1a2b3c4d-0000-4000-8000-00000000000e");
+	assert_int_equal(kubepods_logs_read(&l, logs), 0);
+	assert_string_equal(kubepods_logs_uid(&l, "slurm", "worker-1", 0),
+			    "1a2b3c4d-0000-4000-8000-00000000000e");
+	assert_int_equal(l.n, 5);
+	kubepods_logs_free(&l);
+	assert_int_equal(kubepods_logs_read(&l, "/nonexistent-pod-logs"), -1);
+	assert_int_equal(l.n, 0);
+	kubepods_logs_free(&l);
+}
 
-		snprintf(logs, sizeof(logs), "%s/logs", tmp);
-		assert_int_equal(kubepods_uid(logs, "slurm", "worker-0", uid), 0);
-		assert_string_equal(uid, UID);
-		assert_int_equal(kubepods_uid(logs, "slurm", "worker-1", uid), -1);
-		assert_int_equal(kubepods_uid(logs, "other", "worker-0", uid), -1);
-	}
+/* A pod made again under its name: both UIDs, in order, for the caller to
+ * take the one with a cgroup. */
+static void gives_every_uid_of_a_pod_made_again(void **state)
+{
+	struct kubepods_logs l = { 0 };
+	char logs[128];
+
+	(void)state;
+	mkdir_p("logs3/slurm_worker-0_1a2b3c4d-0000-4000-8000-0000000000f1");
+	mkdir_p("logs3/slurm_worker-0_1a2b3c4d-0000-4000-8000-0000000000f0");
+	snprintf(logs, sizeof(logs), "%s/logs3", tmp);
+	assert_int_equal(kubepods_logs_read(&l, logs), 0);
+	assert_string_equal(kubepods_logs_uid(&l, "slurm", "worker-0", 0),
+			    "1a2b3c4d-0000-4000-8000-0000000000f0");
+	assert_string_equal(kubepods_logs_uid(&l, "slurm", "worker-0", 1),
+			    "1a2b3c4d-0000-4000-8000-0000000000f1");
+	assert_null(kubepods_logs_uid(&l, "slurm", "worker-0", 2));
+	kubepods_logs_free(&l);
 }
 
 /* A directory whose "uid" is not one (it would become part of a path). */
@@ -149,13 +181,16 @@ static void ignores_log_directories_without_a_uid(void **state)
 	static const char *const bad[] = { "logs2/a_b_..", "logs2/a_b_not-a-uid",
 					   "logs2/a_b_1a2b3c4d-0000-4000-8000-00000000000",
 					   "logs2/a_b_1a2b3c4d-0000-4000-8000-00000000000aa" };
-	char uid[KUBE_UID_LEN + 1], logs[128];
+	struct kubepods_logs l = { 0 };
+	char logs[128];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		mkdir_p(bad[i]);
 	snprintf(logs, sizeof(logs), "%s/logs2", tmp);
-	assert_int_equal(kubepods_uid(logs, "a", "b", uid), -1);
+	assert_int_equal(kubepods_logs_read(&l, logs), 0);
+	assert_null(kubepods_logs_uid(&l, "a", "b", 0));
+	kubepods_logs_free(&l);
 }
 
 int main(void)
@@ -165,6 +200,7 @@ int main(void)
 		cmocka_unit_test(takes_only_pod_names_with_a_uid),
 		cmocka_unit_test(walks_only_where_pods_can_be),
 		cmocka_unit_test(takes_the_uid_from_the_pod_log_directory),
+		cmocka_unit_test(gives_every_uid_of_a_pod_made_again),
 		cmocka_unit_test(ignores_log_directories_without_a_uid),
 	};
 
