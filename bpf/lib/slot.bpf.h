@@ -200,31 +200,14 @@ struct nvm_ask {
 };
 
 /* Reserves a free request slot: this CPU's own first (its thread of the
- * agent is the one that polls it soonest), else the next free one. A task
- * that may wait (it holds its CPU) waits for one as for the agent to claim
- * its request, since the agent frees them (a wait it answers, a restore or
- * fork repair left to it): while the agent lives, up to until, and past
- * the claim limit only while a CPU of the agent's holds no waiting task. A
- * task that may not wait looks once round. */
+ * agent is the one that polls it soonest), else the next free one; with
+ * until set, going round again until then (a fork repair waits for a slot
+ * the agent frees). */
 struct reserve_ctx {
-	__u16 first, idx; /* CPUs: fewer than NVM_MAX_SLOTS */
-	__u32 kind;
-	__u64 until; /* 0: once round (24 bytes: 6.1 counts it in a stack of at most 512) */
+	__u32 first, idx;
+	__u64 until; /* (24 bytes: 6.1 counts it in a stack of at most 512) */
 	struct nvm_slot *slot;
 };
-
-/* Whether the wait for a slot is over: the rules of wait_step for an
- * unclaimed request, a fork repair waiting for a CPU included. */
-static __always_inline bool reserve_over(const struct reserve_ctx *r)
-{
-	__u64 now;
-
-	if (!r->until || agent_gone || (fork_room && r->kind != NVM_REQ_FORKFIX))
-		return true;
-	now = bpf_ktime_get_ns();
-	return now > r->until ||
-	       (now > r->until - live_deadline_ns + soft_deadline_ns && !agent_has_cpu());
-}
 
 static long reserve_step(__u64 i, void *data)
 {
@@ -234,7 +217,7 @@ static long reserve_step(__u64 i, void *data)
 	__u64 word;
 
 	/* Each round over the slots, look at the clock. */
-	if (i >= nr_slots && i % nr_slots == 0 && reserve_over(r))
+	if (i >= nr_slots && i % nr_slots == 0 && bpf_ktime_get_ns() > r->until)
 		return 1;
 	idx = (r->first + (__u32)(i % nr_slots)) % nr_slots;
 	s = bpf_map_lookup_elem(&slots, &idx);
@@ -246,18 +229,9 @@ static long reserve_step(__u64 i, void *data)
 	if (__sync_val_compare_and_swap(&s->word, word,
 					NVM_SLOT_WORD(NVM_SLOT_SEQ(word), NVM_SLOT_FILLING)) != word)
 		return 0;
-	r->idx = (__u16)idx;
+	r->idx = idx;
 	r->slot = s;
 	return 1;
-}
-
-/* One run of reserve steps (runs nest, as wait_run's). Returns 1 to stop. */
-static long reserve_run(__u64 i, void *data)
-{
-	struct reserve_ctx *r = data;
-
-	bpf_loop(1 << 23, reserve_step, r, 0);
-	return r->slot || reserve_over(r);
 }
 
 static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
@@ -280,11 +254,11 @@ static __noinline int ask_agent(const struct nvm_ask *rq, const char *path)
 		flags |= NVM_REQ_NOWAIT;
 	}
 
-	struct reserve_ctx r = { .first = (__u16)cpu, .kind = rq->kind };
+	struct reserve_ctx r = { .first = cpu };
 
-	if (spin)
-		r.until = bpf_ktime_get_ns() + live_deadline_ns;
-	bpf_loop(NVM_WAIT_RUNS, reserve_run, &r, 0);
+	if (rq->kind == NVM_REQ_FORKFIX && spin)
+		r.until = bpf_ktime_get_ns() + soft_deadline_ns;
+	bpf_loop(1 << 20, reserve_step, &r, 0);
 	if (!r.slot) {
 		count(busy_no_slot);
 		cause = NVM_MISS_NO_SLOT;

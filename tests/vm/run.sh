@@ -89,6 +89,8 @@ make_initramfs() {
 	cp tests/vm/init "$root/init"
 	cp tests/vm/guest.sh "$root/guest.sh"
 	cp tests/vm/bench.sh "$root/bench.sh"
+	cp tests/vm/figures.sh "$root/figures.sh"
+	cp tests/vm/noise.sh "$root/noise.sh"
 	cp tests/vm/timescale.sh "$root/timescale.sh"
 	cp tests/lib/check.sh "$root/check.sh"
 	cp profiles/gb300.yaml "$root/gb300.yaml"
