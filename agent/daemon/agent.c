@@ -20,6 +20,7 @@
 #include "daemon/faults.h"
 #include "daemon/mig.h"
 #include "lib/fsutil.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "engine/choose.h"
 #include "profile/profile.h"
@@ -205,18 +206,14 @@ int agent_add_target(struct agent *a, const char *path)
 {
 	struct agent_target *t;
 	char real[4096];
+	void *grown;
 
 	if (a->ntargets >= a->o.max_targets)
 		return nvm_err_r(-1, "cgroup %s: already %u target cgroups, the most --max-targets "
 				 "allows", path, a->o.max_targets);
-	if (a->ntargets == a->cap_targets) {
-		unsigned cap = a->cap_targets ? 2 * a->cap_targets : 16;
-		struct agent_target *more = realloc(a->targets, cap * sizeof(*more));
-
-		if (!more)
-			return nvm_err_r(-1, "cgroup %s: out of memory", path);
-		a->targets = more, a->cap_targets = cap;
-	}
+	if (!(grown = grow_for_one(a->targets, &a->cap_targets, a->ntargets, sizeof(*a->targets), 16)))
+		return nvm_err_r(-1, "cgroup %s: out of memory", path);
+	a->targets = grown;
 	t = &a->targets[a->ntargets];
 	if (!realpath(path, real))
 		return nvm_err_r(-1, "cgroup %s: %s", path, strerror(errno));

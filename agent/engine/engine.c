@@ -250,7 +250,7 @@ int engine_start(struct engine **out, const struct engine_opts *o)
 	bpf_program__set_autoload(e->skel->progs.nvm_no_rdma_netlink, o->no_rdma_netlink);
 	e->skel->rodata->nr_slots = e->nslots;
 	/* A lookup by cgroup id: its cost does not grow with the size. */
-	if (bpf_map__set_max_entries(e->skel->maps.targets, o->max_targets ? o->max_targets : 1)) {
+	if (bpf_map__set_max_entries(e->skel->maps.targets, o->max_targets)) {
 		nvm_err("targets map of %u: %s", o->max_targets, strerror(errno));
 		goto fail;
 	}

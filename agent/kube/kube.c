@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/grow.h"
 #include "kube/kubepods.h"
 #include "lib/log.h"
 #include "kube/mntns.h"
@@ -104,19 +105,16 @@ static void kubelet_failed(struct kube *k, const char *err)
 	k->kubelet_up = 0;
 }
 
-/* Room in k->pods for one more (it grows by doubling). */
+/* Room in k->pods for one more. */
 static bool room_for_pod(struct kube *k)
 {
-	unsigned cap = k->cap_pods ? 2 * k->cap_pods : 16;
-	struct kube_pod_target *more;
+	void *grown = grow_for_one(k->pods, &k->cap_pods, k->npods, sizeof(*k->pods), 16);
 
-	if (k->npods < k->cap_pods)
-		return true;
-	if (!(more = realloc(k->pods, cap * sizeof(*more)))) {
+	if (!grown) {
 		nvm_warn("kubelet: out of memory for pod %u", k->npods + 1);
 		return false;
 	}
-	k->pods = more, k->cap_pods = cap;
+	k->pods = grown;
 	return true;
 }
 

@@ -8,6 +8,8 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
+#include "lib/grow.h"
+
 static bool is_uid(const char *s)
 {
 	if (strlen(s) != KUBE_UID_LEN)
@@ -37,16 +39,13 @@ int kubepods_logs_read(struct kubepods_logs *l, const char *logs_dir)
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
+		void *grown;
+
 		if (e->d_name[0] == '.')
 			continue;
-		if (l->n == l->cap) {
-			unsigned cap = l->cap ? 2 * l->cap : 64;
-			char **more = realloc(l->names, cap * sizeof(*more));
-
-			if (!more)
-				break;
-			l->names = more, l->cap = cap;
-		}
+		if (!(grown = grow_for_one(l->names, &l->cap, l->n, sizeof(*l->names), 64)))
+			break;
+		l->names = grown;
 		if (!(l->names[l->n] = strdup(e->d_name)))
 			break;
 		l->n++;
@@ -120,14 +119,11 @@ int kubepods_name_uid(const char *name, char uid[KUBE_UID_LEN + 1])
 
 static void add_pod(struct kubepods *k, const char *uid, const char *path)
 {
-	if (k->n == k->cap) {
-		unsigned cap = k->cap ? 2 * k->cap : 64;
-		struct kubepods_entry *e = realloc(k->e, cap * sizeof(*e));
+	void *grown = grow_for_one(k->e, &k->cap, k->n, sizeof(*k->e), 64);
 
-		if (!e)
-			return;
-		k->e = e, k->cap = cap;
-	}
+	if (!grown)
+		return;
+	k->e = grown;
 	memcpy(k->e[k->n].uid, uid, sizeof(k->e[k->n].uid));
 	snprintf(k->e[k->n].path, sizeof(k->e[k->n].path), "%s", path);
 	k->n++;

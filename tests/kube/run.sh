@@ -340,6 +340,20 @@ pods_json $base
 for i in $(seq 51 250); do ts_gone "$i"; done
 check "back to 3 targets" wait_for 20 has_targets 3
 
+echo "== a pod made again under its name"
+# The old pod's log directory stays until the kubelet removes it: the
+# name has two UIDs there, and the one whose cgroup exists is the pod.
+# (The old UID sorts first, so taking the first would take it.)
+mkdir -p "$PODLOGS/ts_again_$(ts_uid 900)" "$PODLOGS/ts_again_$(ts_uid 901)" \
+	"$R/$(kind_pod besteffort "$(ts_uid 901)")"
+pods_json $base ts/again:nvidia.com/gpu:1
+check "it is a target" wait_for 20 has_targets 4
+check_has "by the UID whose cgroup exists" "$(kind_pod besteffort "$(ts_uid 901)")" "$(status_j)"
+check_has "and the log names that UID" "pod ts/again (uid $(ts_uid 901)) holds" "$(log)"
+pods_json $base
+rmdir "$R/$(kind_pod besteffort "$(ts_uid 901)")"
+check "back to 3 targets again" wait_for 20 has_targets 3
+
 echo "== the kubelet goes away, and comes back"
 kill "$fake_pid"; wait "$fake_pid" 2>/dev/null; fake_pid=
 wait_for 5 sh -c "grep -q 'keeping the 3 current targets' $LOG"
